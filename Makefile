@@ -1,0 +1,44 @@
+# geofence: build, test and demo on a Debian or Ubuntu machine that has Swift.
+# `make test` and `make demo` install the system libraries they need first.
+
+SWIFT ?= swift
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+# pkg-config name : Debian package providing it
+PKGS := geos:libgeos-dev yaml-0.1:libyaml-dev sqlite3:libsqlite3-dev
+
+.PHONY: setup build test demo bench format clean
+
+setup:
+	@missing=""; \
+	for pair in $(PKGS); do \
+	  pc=$${pair%%:*}; deb=$${pair##*:}; \
+	  pkg-config --exists $$pc 2>/dev/null || missing="$$missing $$deb"; \
+	done; \
+	command -v pkg-config >/dev/null || missing="$$missing pkg-config"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+build: setup
+	$(SWIFT) build
+
+test: setup
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+demo: setup
+	$(SWIFT) build -c release --product geofence
+	$$($(SWIFT) build -c release --show-bin-path)/geofence demo
+
+bench: setup
+	$(SWIFT) build -c release --product geofence-bench
+	$$($(SWIFT) build -c release --show-bin-path)/geofence-bench
+
+format:
+	$(SWIFT) format --in-place --recursive Sources Tests Examples
+
+clean:
+	rm -rf .build

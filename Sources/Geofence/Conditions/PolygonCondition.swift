@@ -1,0 +1,189 @@
+import Foundation
+
+/// A polygon or multipolygon on the ground, holes allowed, tested through GEOS.
+///
+/// The shape is projected once, when the condition is made, into a local metric plane around it
+/// (an azimuthal equidistant projection through Earth-centred coordinates, so the ±180° meridian
+/// and the poles need no special care), validated and prepared. Each fix is projected into the
+/// same plane, and GEOS answers containment and the distance to the boundary in metres.
+///
+/// Edges are straight lines in that plane: for places up to tens of kilometres across, this is
+/// indistinguishable from geodesic edges. A polygon crossing the ±180° meridian is written with
+/// its longitudes as they are (179.9 then -179.9); its edges take the short way across.
+public struct PolygonCondition: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The polygons as given: each is a list of rings, the first the outer ring, the rest holes;
+    /// each ring is closed (its last vertex repeats the first).
+    public let polygons: [[[Coordinate]]]
+    private let frame: LocalFrame
+    private let shape: GEOSPolygon
+
+    /// Makes a condition from rings of coordinates.
+    public init(polygons: [[[Coordinate]]]) throws(PolygonError) {
+        guard !polygons.isEmpty else { throw PolygonError("no polygon given") }
+        let frame = LocalFrame(origin: PolygonCondition.center(of: polygons))
+        let projected = polygons.map { rings in rings.map { ring in ring.map(frame.project) } }
+        self.shape = try GEOSPolygon(polygons: projected) { point in
+            let coordinate = frame.unproject(point)
+            return String(format: "latitude %.6f, longitude %.6f", coordinate.latitude, coordinate.longitude)
+        }
+        self.polygons = polygons
+        self.frame = frame
+    }
+
+    /// Makes a condition from well-known text: a `POLYGON` or `MULTIPOLYGON` in longitude,
+    /// latitude order.
+    public init(wkt: String) throws(PolygonError) {
+        let raw = try WKTPolygonReader.read(wkt)
+        var polygons: [[[Coordinate]]] = []
+        for (p, rings) in raw.enumerated() {
+            var converted: [[Coordinate]] = []
+            for (r, ring) in rings.enumerated() {
+                var points: [Coordinate] = []
+                for (v, point) in ring.enumerated() {
+                    do {
+                        points.append(try Coordinate(latitude: point.y, longitude: point.x))
+                    } catch {
+                        let ringName = r == 0 ? "outer ring" : "hole \(r)"
+                        let polygonName = raw.count > 1 ? "polygon \(p + 1), " : ""
+                        throw PolygonError("WKT: \(polygonName)\(ringName), vertex \(v + 1): \(error)")
+                    }
+                }
+                converted.append(points)
+            }
+            polygons.append(converted)
+        }
+        try self.init(polygons: polygons)
+    }
+
+    /// Makes a condition from GeoJSON text: a Polygon, a MultiPolygon, a Feature holding one, or a
+    /// FeatureCollection of such features (taken together).
+    public init(geoJSON: String) throws(PolygonError) {
+        let value: JSONValue
+        do {
+            value = try JSONDecoder().decode(JSONValue.self, from: Data(geoJSON.utf8))
+        } catch {
+            throw PolygonError("GeoJSON: not valid JSON: \(JSONErrorText.describe(error))")
+        }
+        try self.init(polygons: GeoJSONPolygonReader.polygons(in: value, path: ""))
+    }
+
+    /// Distance in metres from the coordinate to the nearest edge, negative inside.
+    public func signedDistance(to coordinate: Coordinate) -> Double {
+        let point = frame.project(coordinate)
+        return shape.signedDistance(x: point.x, y: point.y)
+    }
+
+    /// Number of vertices over all rings, counting each ring's closing vertex once.
+    public var vertexCount: Int { polygons.reduce(0) { $0 + $1.reduce(0) { $0 + $1.count - 1 } } }
+
+    public var description: String {
+        let holes = polygons.reduce(0) { $0 + $1.count - 1 }
+        let parts = polygons.count == 1 ? "polygon" : "multipolygon of \(polygons.count) parts"
+        return "\(parts), \(vertexCount) vertices, \(holes) holes, around \(frame.origin)"
+    }
+
+    public static func == (lhs: PolygonCondition, rhs: PolygonCondition) -> Bool { lhs.polygons == rhs.polygons }
+    public func hash(into hasher: inout Hasher) { hasher.combine(polygons) }
+
+    private enum CodingKeys: String, CodingKey { case polygons }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let polygons = try container.decode([[[Coordinate]]].self, forKey: .polygons)
+        do {
+            try self.init(polygons: polygons)
+        } catch {
+            throw DecodingError.dataCorruptedError(forKey: .polygons, in: container, debugDescription: error.message)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(polygons, forKey: .polygons)
+    }
+
+    /// The direction of the mean of the outer rings' vertices, as a coordinate: the centre of the
+    /// projection. Averaging Earth-centred unit vectors rather than degrees keeps it right across
+    /// the ±180° meridian and around a pole.
+    private static func center(of polygons: [[[Coordinate]]]) -> Coordinate {
+        var x = 0.0, y = 0.0, z = 0.0
+        for ring in polygons.compactMap(\.first) {
+            for point in ring.dropLast() {
+                let phi = radians(point.latitude), lambda = radians(point.longitude)
+                x += cos(phi) * cos(lambda)
+                y += cos(phi) * sin(lambda)
+                z += sin(phi)
+            }
+        }
+        let horizontal = (x * x + y * y).squareRoot()
+        guard horizontal > 0 || z != 0 else {
+            return polygons.first?.first?.first ?? Coordinate(uncheckedLatitude: 0, longitude: 0)
+        }
+        return Coordinate(uncheckedLatitude: degrees(atan2(z, horizontal)), longitude: degrees(atan2(y, x)))
+    }
+}
+
+/// Reads polygons out of parsed GeoJSON, naming the path of anything malformed.
+enum GeoJSONPolygonReader {
+    static func polygons(in value: JSONValue, path: String) throws(PolygonError) -> [[[Coordinate]]] {
+        let here = path.isEmpty ? "GeoJSON" : "GeoJSON \(path)"
+        guard let object = value.object else { throw PolygonError("\(here): expected an object, found \(value.kindName)") }
+        guard let type = object["type"]?.string else { throw PolygonError("\(here): missing \"type\"") }
+        func child(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+        switch type {
+        case "Feature":
+            guard let geometry = object["geometry"], geometry != .null else {
+                throw PolygonError("\(here): Feature has no geometry")
+            }
+            return try polygons(in: geometry, path: child("geometry"))
+        case "FeatureCollection":
+            guard let features = object["features"]?.array, !features.isEmpty else {
+                throw PolygonError("\(here): FeatureCollection has no features")
+            }
+            var all: [[[Coordinate]]] = []
+            for (index, feature) in features.enumerated() {
+                all += try polygons(in: feature, path: child("features[\(index)]"))
+            }
+            return all
+        case "Polygon":
+            return [try rings(object["coordinates"], path: child("coordinates"))]
+        case "MultiPolygon":
+            guard let parts = object["coordinates"]?.array, !parts.isEmpty else {
+                throw PolygonError("\(here): MultiPolygon needs a non-empty \"coordinates\" array")
+            }
+            var all: [[[Coordinate]]] = []
+            for (index, part) in parts.enumerated() {
+                all.append(try rings(part, path: child("coordinates[\(index)]")))
+            }
+            return all
+        default:
+            throw PolygonError("\(here): expected Polygon, MultiPolygon, Feature or FeatureCollection, found \(type)")
+        }
+    }
+
+    private static func rings(_ value: JSONValue?, path: String) throws(PolygonError) -> [[Coordinate]] {
+        guard let rings = value?.array, !rings.isEmpty else {
+            throw PolygonError("GeoJSON \(path): expected a non-empty array of rings")
+        }
+        var result: [[Coordinate]] = []
+        for (r, ring) in rings.enumerated() {
+            guard let positions = ring.array else {
+                throw PolygonError("GeoJSON \(path)[\(r)]: expected an array of positions, found \(ring.kindName)")
+            }
+            var points: [Coordinate] = []
+            for (v, position) in positions.enumerated() {
+                let at = "GeoJSON \(path)[\(r)][\(v)]"
+                guard let numbers = position.array, numbers.count >= 2,
+                    let longitude = numbers[0].number, let latitude = numbers[1].number
+                else { throw PolygonError("\(at): expected [longitude, latitude]") }
+                do {
+                    points.append(try Coordinate(latitude: latitude, longitude: longitude))
+                } catch {
+                    throw PolygonError("\(at): \(error)")
+                }
+            }
+            result.append(points)
+        }
+        return result
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+/// One position report from a tracker: the fields of a Core Location fix and of an AWARE
+/// location record.
+///
+/// Only the time and the coordinate are always known. Everything else is optional because real
+/// trackers leave it out: OwnTracks may send no accuracy, GPX has no speed, CSV exports vary.
+public struct Fix: Hashable, Sendable, Codable {
+    /// When the position was measured (not when it arrived).
+    public var timestamp: Date
+    /// Where the device was.
+    public var coordinate: Coordinate
+    /// Radius of the 68% confidence circle in metres, if the tracker sent one.
+    public var horizontalAccuracy: Double?
+    /// Altitude above the WGS84 ellipsoid or sea level, as the tracker reports it, in metres.
+    public var altitude: Double?
+    /// Altitude uncertainty in metres.
+    public var verticalAccuracy: Double?
+    /// Ground speed in metres per second.
+    public var speed: Double?
+    /// Direction of travel in degrees clockwise from true north.
+    public var course: Double?
+    /// Building floor, where known.
+    public var floor: Int?
+    /// Which device sent the fix, for inputs that carry several.
+    public var deviceId: String?
+    /// A free-form label from the tracker (OwnTracks `tid`, a logger's tag).
+    public var label: String?
+
+    /// Makes a fix. Negative accuracies (Core Location's "invalid") become `nil`.
+    public init(
+        timestamp: Date, coordinate: Coordinate, horizontalAccuracy: Double? = nil,
+        altitude: Double? = nil, verticalAccuracy: Double? = nil, speed: Double? = nil,
+        course: Double? = nil, floor: Int? = nil, deviceId: String? = nil, label: String? = nil
+    ) {
+        self.timestamp = timestamp
+        self.coordinate = coordinate
+        self.horizontalAccuracy = Fix.known(horizontalAccuracy)
+        self.altitude = altitude.flatMap { $0.isFinite ? $0 : nil }
+        self.verticalAccuracy = Fix.known(verticalAccuracy)
+        self.speed = Fix.known(speed)
+        self.course = Fix.known(course)
+        self.floor = floor
+        self.deviceId = deviceId
+        self.label = label
+    }
+
+    /// Core Location marks unknown accuracies, speeds and courses with negative numbers.
+    private static func known(_ value: Double?) -> Double? {
+        guard let value, value.isFinite, value >= 0 else { return nil }
+        return value
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import Geofence
+
+/// A failure a command reports to the user: a message and an exit status.
+struct CommandError: Error, CustomStringConvertible {
+    let message: String
+    var status: Int32 = 1
+    var description: String { message }
+}
+
+extension CommandLine {
+    static let usage = """
+        usage: geofence <command> [options]
+
+        commands:
+          demo                     print the example places and the signed distance of a few fixes
+          help                     show this text
+        """
+
+    /// Runs one command line, returning the process exit status.
+    static func run(_ arguments: [String]) -> Int32 {
+        guard let command = arguments.first else {
+            FileHandle.standardError.write(Data((usage + "\n").utf8))
+            return 2
+        }
+        let rest = Array(arguments.dropFirst())
+        do {
+            switch command {
+            case "demo": try DemoCommand.run(rest)
+            case "help", "--help", "-h": print(usage)
+            default: throw CommandError(message: "unknown command '\(command)'\n\n\(usage)", status: 2)
+            }
+            return 0
+        } catch let error as CommandError {
+            FileHandle.standardError.write(Data("geofence: \(error.message)\n".utf8))
+            return error.status
+        } catch {
+            FileHandle.standardError.write(Data("geofence: \(error)\n".utf8))
+            return 1
+        }
+    }
+}
