@@ -68,10 +68,18 @@ public struct PolygonCondition: Sendable, Hashable, Codable, CustomStringConvert
     }
 
     /// Distance in metres from the coordinate to the nearest edge, negative inside.
+    ///
+    /// A point within a micrometre of an edge counts as on the boundary, and so inside: that is
+    /// below the rounding of the projection, and without it a point given exactly on an edge could
+    /// land either side of it.
     public func signedDistance(to coordinate: Coordinate) -> Double {
         let point = frame.project(coordinate)
-        return shape.signedDistance(x: point.x, y: point.y)
+        let distance = shape.signedDistance(x: point.x, y: point.y)
+        return distance > 0 && distance < PolygonCondition.boundaryToleranceMeters ? 0 : distance
     }
+
+    /// Points closer than this to an edge are on the boundary.
+    static let boundaryToleranceMeters = 1e-6
 
     /// Number of vertices over all rings, counting each ring's closing vertex once.
     public var vertexCount: Int { polygons.reduce(0) { $0 + $1.reduce(0) { $0 + $1.count - 1 } } }

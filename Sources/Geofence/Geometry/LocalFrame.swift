@@ -61,17 +61,52 @@ struct LocalFrame: Sendable, Hashable {
         return PlanePoint(x: east * scale, y: north * scale)
     }
 
-    /// The coordinate of a plane point, for naming where something is in an error message.
+    /// The coordinate that projects to a plane point: the inverse of ``project(_:)``, to well
+    /// under a millimetre within tens of kilometres of the origin.
+    ///
+    /// It walks the arc on the local sphere, drops the result onto the ellipsoid, and then
+    /// corrects twice by the residual of projecting it forward.
     func unproject(_ point: PlanePoint) -> Coordinate {
+        var target = point
+        var result = origin
+        for _ in 0..<3 {
+            result = sphericalUnproject(target)
+            let back = project(result)
+            let error = PlanePoint(x: point.x - back.x, y: point.y - back.y)
+            if abs(error.x) < 1e-7, abs(error.y) < 1e-7 { break }
+            target = PlanePoint(x: target.x + error.x, y: target.y + error.y)
+        }
+        return result
+    }
+
+    private func sphericalUnproject(_ point: PlanePoint) -> Coordinate {
         let distance = (point.x * point.x + point.y * point.y).squareRoot()
         guard distance > 0 else { return origin }
-        let sigma = distance / radius
-        let azimuth = atan2(point.x, point.y)
-        let phi0 = radians(origin.latitude)
-        let phi = asin(sin(phi0) * cos(sigma) + cos(phi0) * sin(sigma) * cos(azimuth))
-        let lambda =
-            radians(origin.longitude)
-            + atan2(sin(azimuth) * sin(sigma) * cos(phi0), cos(sigma) - sin(phi0) * sin(phi))
+        let theta = distance / radius
+        let horizontal = radius * sin(theta)
+        let east = point.x / distance * horizontal
+        let north = point.y / distance * horizontal
+        let up = -radius * (1 - cos(theta))
+        // East-north-up back to Earth-centred.
+        let x = originECEF.x - sinLon0 * east - sinLat0 * cosLon0 * north + cosLat0 * cosLon0 * up
+        let y = originECEF.y + cosLon0 * east - sinLat0 * sinLon0 * north + cosLat0 * sinLon0 * up
+        let z = originECEF.z + cosLat0 * north + sinLat0 * up
+        return LocalFrame.geodetic(x: x, y: y, z: z)
+    }
+
+    /// Earth-centred coordinates to latitude and longitude on the ellipsoid (height dropped), by
+    /// fixed-point iteration on the latitude.
+    private static func geodetic(x: Double, y: Double, z: Double) -> Coordinate {
+        let p = (x * x + y * y).squareRoot()
+        let lambda = atan2(y, x)
+        var phi = atan2(z, p * (1 - WGS84.e2))
+        for _ in 0..<6 {
+            let sinPhi = sin(phi)
+            let n = WGS84.primeVerticalRadius(sin2: sinPhi * sinPhi)
+            // Near the poles p / cos(phi) loses precision; use z / sin(phi) there.
+            let height = abs(phi) < .pi / 4 ? p / cos(phi) - n : z / sinPhi - n * (1 - WGS84.e2)
+            phi = atan2(z, p * (1 - WGS84.e2 * n / (n + height)))
+        }
         return Coordinate(uncheckedLatitude: degrees(phi), longitude: degrees(lambda))
     }
 }
