@@ -15,12 +15,20 @@ let package = Package(
             pkgConfig: "geos",
             providers: [.apt(["libgeos-dev"])]
         ),
+        .systemLibrary(
+            name: "CYAML",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"])]
+        ),
 
         // Location types, geometry, conditions, the monitor and the visit detector.
         .target(name: "Geofence", dependencies: ["CGEOS"]),
 
+        // The rules file, triggers, guards, reminders and commutes: events in, actions out.
+        .target(name: "GeofenceRules", dependencies: ["Geofence", "CYAML"]),
+
         // The command line.
-        .executableTarget(name: "geofence", dependencies: ["Geofence"]),
+        .executableTarget(name: "geofence", dependencies: ["Geofence", "GeofenceRules"]),
 
         // Micro-benchmarks, printed by `make bench`; never timed inside `swift test`.
         .executableTarget(
@@ -30,6 +38,7 @@ let package = Package(
         ),
 
         .testTarget(name: "GeofenceTests", dependencies: ["Geofence"]),
+        .testTarget(name: "GeofenceRulesTests", dependencies: ["GeofenceRules"]),
     ],
     swiftLanguageModes: [.v6]
 )

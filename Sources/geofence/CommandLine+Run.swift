@@ -13,6 +13,7 @@ extension CommandLine {
         usage: geofence <command> [options]
 
         commands:
+          check RULES              check a rules file; print its places and rules, or every error
           demo                     print the example places and the signed distance of a few fixes
           help                     show this text
         """
@@ -26,13 +27,14 @@ extension CommandLine {
         let rest = Array(arguments.dropFirst())
         do {
             switch command {
+            case "check": try CheckCommand.run(rest)
             case "demo": try DemoCommand.run(rest)
             case "help", "--help", "-h": print(usage)
             default: throw CommandError(message: "unknown command '\(command)'\n\n\(usage)", status: 2)
             }
             return 0
         } catch let error as CommandError {
-            FileHandle.standardError.write(Data("geofence: \(error.message)\n".utf8))
+            FileHandle.standardError.write(Data("\(error.message)\n".utf8))
             return error.status
         } catch {
             FileHandle.standardError.write(Data("geofence: \(error)\n".utf8))

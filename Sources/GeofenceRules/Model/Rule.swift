@@ -1,0 +1,96 @@
+import Foundation
+
+/// One rule: when something happens (the trigger), if the guards allow, do the actions.
+public struct Rule: Sendable {
+    /// The rule's name, unique in the file; it names the rule in logs and hook variables.
+    public var name: String
+    /// What makes the rule fire.
+    public var trigger: Trigger
+    /// What must hold for it to fire.
+    public var guards: Guards
+    /// What it does.
+    public var actions: [RuleAction]
+    /// Where the rule is defined.
+    public var mark: SourceMark
+}
+
+/// What makes a rule fire.
+public enum Trigger: Sendable, Equatable {
+    /// The place's condition became satisfied.
+    case enter(place: String)
+    /// The place's condition became unsatisfied.
+    case exit(place: String)
+    /// The person has been inside the place for this long (once per stay).
+    case dwell(place: String, seconds: Double)
+    /// A visit (detected or delivered) started at the place.
+    case visitStart(place: String)
+    /// A visit at the place ended.
+    case visitEnd(place: String)
+    /// A commute from one place to another ended (or was abandoned).
+    case commute(CommuteSpec)
+    /// Something happened to the engine itself (started, stopped, input paused...).
+    case lifecycle(LifecycleKind)
+
+    /// The place the trigger is about, if any.
+    public var place: String? {
+        switch self {
+        case .enter(let place), .exit(let place), .dwell(let place, _), .visitStart(let place), .visitEnd(let place):
+            place
+        case .commute, .lifecycle: nil
+        }
+    }
+}
+
+/// The engine's own life-cycle events, which rules can trigger on.
+public enum LifecycleKind: String, Sendable, CaseIterable, Codable {
+    /// The engine started.
+    case started
+    /// The engine stopped.
+    case stopped
+    /// The rules file was reloaded.
+    case rulesReloaded = "rules-reloaded"
+    /// An input failed (a file vanished, a stream broke).
+    case inputFailed = "input-failed"
+    /// No fix came from an input for the configured time.
+    case inputPaused = "input-paused"
+    /// Fixes came again after a pause.
+    case inputResumed = "input-resumed"
+}
+
+/// A commute: leaving one place and arriving at another.
+public struct CommuteSpec: Sendable, Equatable {
+    /// Where it starts: leaving this place starts it.
+    public var from: String
+    /// Where it ends: arriving here ends it.
+    public var to: String
+    /// The local window the start must fall in; `nil` for any time.
+    public var window: TimeWindow?
+    /// Longer than this and it is abandoned.
+    public var maxSeconds: Double
+}
+
+/// Conditions on when a rule may fire.
+public struct Guards: Sendable, Equatable {
+    /// The local days on which it may fire; `nil` for every day.
+    public var days: Set<Weekday>?
+    /// The local time window in which it may fire; `nil` for any time.
+    public var window: TimeWindow?
+    /// After firing, it is quiet for this long.
+    public var cooldownSeconds: Double?
+    /// It fires at most once per local day.
+    public var oncePerDay: Bool = false
+
+    /// No guards.
+    public init() {}
+}
+
+/// Something a rule does.
+public enum RuleAction: Sendable, Equatable {
+    /// Append an NDJSON line to a file (a path relative to the rules file; `nil`: stdout only),
+    /// and print a readable line.
+    case log(path: String?)
+    /// Run a hook: an argument array, never a shell string.
+    case run(arguments: [String], timeoutSeconds: Double)
+    /// Deliver a reminder; once, unless it repeats.
+    case remind(message: String, repeats: Bool)
+}

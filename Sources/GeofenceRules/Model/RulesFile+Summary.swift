@@ -1,0 +1,88 @@
+import Foundation
+
+extension RulesFile {
+    /// A readable summary of the places and rules, as `geofence check` prints it.
+    public var summary: String {
+        var lines = ["time zone \(timeZone.identifier), profile \(profile.rawValue)"]
+        lines.append("\(places.count) place\(places.count == 1 ? "" : "s"):")
+        let width = (places.map(\.name.count) + rules.map(\.name.count)).max() ?? 0
+        for place in places {
+            lines.append("  \(place.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(place.condition)")
+        }
+        lines.append("\(rules.count) rule\(rules.count == 1 ? "" : "s"):")
+        for rule in rules {
+            var text = rule.trigger.summary
+            let guards = rule.guards.summary
+            if !guards.isEmpty { text += ", " + guards }
+            if !rule.actions.isEmpty { text += " -> " + rule.actions.map(\.summary).joined(separator: "; ") }
+            lines.append("  \(rule.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(text)")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension Trigger {
+    /// The trigger as the user would write it.
+    public var summary: String {
+        switch self {
+        case .enter(let place): "enter \(place)"
+        case .exit(let place): "exit \(place)"
+        case .dwell(let place, let seconds): "dwell \(place) after \(Duration.text(seconds))"
+        case .visitStart(let place): "visit start \(place)"
+        case .visitEnd(let place): "visit end \(place)"
+        case .commute(let spec):
+            "commute \(spec.from) to \(spec.to)" + (spec.window.map { " starting \($0.summary)" } ?? "")
+                + ", at most \(Duration.text(spec.maxSeconds))"
+        case .lifecycle(let kind): "engine event \(kind.rawValue)"
+        }
+    }
+}
+
+extension Guards {
+    /// The guards as words; empty when there are none.
+    public var summary: String {
+        var parts: [String] = []
+        if let days {
+            let names = days.sorted().map { ["sun", "mon", "tue", "wed", "thu", "fri", "sat"][$0.rawValue - 1] }
+            parts.append("on " + names.joined(separator: ","))
+        }
+        if let window { parts.append(window.summary) }
+        if let cooldownSeconds { parts.append("cooldown \(Duration.text(cooldownSeconds))") }
+        if oncePerDay { parts.append("once a day") }
+        return parts.joined(separator: ", ")
+    }
+}
+
+extension TimeWindow {
+    /// "between HH:MM and HH:MM".
+    public var summary: String {
+        func clock(_ minute: Int) -> String { String(format: "%02d:%02d", minute / 60, minute % 60) }
+        return "between \(clock(startMinute)) and \(clock(endMinute))"
+    }
+}
+
+extension RuleAction {
+    /// The action as words.
+    public var summary: String {
+        switch self {
+        case .log(let path): path.map { "log to \($0)" } ?? "log"
+        case .run(let arguments, let timeout): "run \(arguments) (timeout \(Duration.text(timeout)))"
+        case .remind(let message, let repeats): "remind \"\(message)\"" + (repeats ? " every time" : " once")
+        }
+    }
+}
+
+/// Formats durations the way rules files write them.
+public enum Duration {
+    /// `90` → "1m30s", `7200` → "2h".
+    public static func text(_ seconds: Double) -> String {
+        var rest = Int(seconds.rounded())
+        var text = ""
+        for (unit, size) in [("d", 86400), ("h", 3600), ("m", 60)] where rest >= size {
+            text += "\(rest / size)\(unit)"
+            rest %= size
+        }
+        if rest > 0 || text.isEmpty { text += "\(rest)s" }
+        return text
+    }
+}

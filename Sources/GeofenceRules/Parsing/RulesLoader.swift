@@ -1,0 +1,471 @@
+import Foundation
+import Geofence
+
+/// Reads and checks a rules file: YAML (or JSON) into a ``RulesFile``, or every problem found.
+public enum RulesLoader {
+    /// At most this many places: a monitor evaluates twenty conditions, as CLMonitor does.
+    public static let maxPlaces = 20
+
+    /// Reads and checks the rules file at `path`; polygon files are resolved relative to it.
+    public static func load(path: String) -> Result<RulesFile, RulesFileError> {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            let reason = (error as NSError).localizedFailureReason ?? "cannot read the file"
+            return .failure(
+                RulesFileError(diagnostics: [
+                    RulesDiagnostic(file: path, mark: SourceMark(line: 1, column: 1), message: reason)
+                ]))
+        }
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+        return parse(text, file: path, baseDirectory: directory)
+    }
+
+    /// Checks rules text. `file` names it in errors; `baseDirectory` resolves relative paths.
+    public static func parse(_ text: String, file: String, baseDirectory: URL) -> Result<RulesFile, RulesFileError> {
+        let root: YAMLNode
+        do {
+            root = try YAMLParser.parse(text)
+        } catch {
+            return .failure(
+                RulesFileError(diagnostics: [RulesDiagnostic(file: file, mark: error.mark, message: error.message)]))
+        }
+        var parser = Parser(reader: NodeReader(file: file), baseDirectory: baseDirectory)
+        let result = parser.file(root, path: file)
+        let diagnostics = parser.reader.diagnostics.sorted { $0.mark < $1.mark }
+        if let result, diagnostics.isEmpty { return .success(result) }
+        return .failure(RulesFileError(diagnostics: diagnostics))
+    }
+}
+
+private struct Parser {
+    var reader: NodeReader
+    let baseDirectory: URL
+
+    static let topKeys = ["timezone", "profile", "hysteresis", "filter", "visits", "places", "rules"]
+    static let placeKeys = ["center", "radius", "geojson", "wkt", "hysteresis"]
+    static let hysteresisKeys = ["enter_margin", "exit_margin", "accuracy_weight", "confirm", "confirm_fixes", "max_gap"]
+    static let filterKeys = ["max_accuracy", "max_speed_kmh", "expiration"]
+    static let visitKeys = ["radius", "min_duration", "max_strays", "max_gap"]
+    static let ruleKeys = ["name", "on", "after", "when", "cooldown", "remind", "repeat", "run", "timeout", "log", "commute"]
+    static let whenKeys = ["days", "between", "once_a_day", "cooldown"]
+    static let commuteKeys = ["from", "to", "between", "max"]
+
+    mutating func file(_ root: YAMLNode, path: String) -> RulesFile? {
+        guard let top = reader.mapping(root, allowed: Parser.topKeys, context: "the rules file") else { return nil }
+        var timeZone = TimeZone(identifier: "UTC") ?? .gmt
+        if let node = top["timezone"], let name = reader.string(node, field: "timezone") {
+            if let zone = TimeZone(identifier: name) {
+                timeZone = zone
+            } else {
+                reader.error(
+                    node.mark,
+                    "unknown time zone \"\(name)\"" + DidYouMean.hint(for: name, among: TimeZone.knownTimeZoneIdentifiers))
+            }
+        }
+        var profile = Profile.default
+        if let node = top["profile"], let name = reader.string(node, field: "profile") {
+            if let known = Profile(rawValue: name) {
+                profile = known
+            } else {
+                let names = Profile.allCases.map(\.rawValue)
+                reader.error(
+                    node.mark,
+                    "unknown profile \"\(name)\": use one of \(names.joined(separator: ", "))" + DidYouMean.hint(for: name, among: names))
+            }
+        }
+        var hysteresis = HysteresisSettings()
+        if let node = top["hysteresis"] { hysteresis = self.hysteresis(node, context: "hysteresis") }
+        var filter = FilterSettings()
+        if let node = top["filter"] { filter = filterSettings(node) }
+        var visits: VisitSettings?
+        if let node = top["visits"] { visits = visitSettings(node) }
+
+        var places: [Place] = []
+        if let node = top["places"] {
+            if case .mapping(let pairs, _) = node {
+                for pair in pairs {
+                    if let place = place(pair.key, mark: pair.keyMark, node: pair.value) { places.append(place) }
+                }
+                if pairs.count > RulesLoader.maxPlaces {
+                    reader.error(
+                        pairs[RulesLoader.maxPlaces].keyMark,
+                        "more than \(RulesLoader.maxPlaces) places (\(pairs.count)): a monitor evaluates at most \(RulesLoader.maxPlaces) conditions; split them across rules files")
+                }
+            } else if !node.isNull {
+                reader.error(node.mark, "places must be a mapping of names to places, not \(node.kindName)")
+            }
+        }
+        let placeNames = places.map(\.name)
+        // Names of places that failed to parse still count as defined, so that one bad polygon
+        // does not also produce an "unknown place" error for every rule that uses it.
+        var definedNames = placeNames
+        if case .mapping(let pairs, _)? = top["places"] { definedNames = pairs.map(\.key) }
+
+        var rules: [Rule] = []
+        if let node = top["rules"] {
+            if case .sequence(let items, _) = node {
+                for (index, item) in items.enumerated() {
+                    if let rule = rule(item, index: index, places: definedNames) {
+                        if rules.contains(where: { $0.name == rule.name }) {
+                            reader.error(rule.mark, "duplicate rule name \"\(rule.name)\"")
+                        }
+                        rules.append(rule)
+                    }
+                }
+            } else if !node.isNull {
+                reader.error(node.mark, "rules must be a list of rules, not \(node.kindName)")
+            }
+        }
+        let needsVisits = rules.contains {
+            switch $0.trigger {
+            case .visitStart, .visitEnd: true
+            default: false
+            }
+        }
+        if visits == nil, needsVisits { visits = VisitSettings() }
+        return RulesFile(
+            path: path, timeZone: timeZone, profile: profile, hysteresis: hysteresis, filter: filter, visits: visits,
+            places: places, rules: rules)
+    }
+
+    // MARK: Places
+
+    mutating func place(_ name: String, mark: SourceMark, node: YAMLNode) -> Place? {
+        let context = "place \"\(name)\""
+        guard let members = reader.mapping(node, allowed: Parser.placeKeys, context: context) else { return nil }
+        var hysteresis = HysteresisSettings()
+        if let node = members["hysteresis"] { hysteresis = self.hysteresis(node, context: "\(context) hysteresis") }
+        let shapes = ["center", "geojson", "wkt"].filter { members[$0] != nil }
+        guard shapes.count == 1 else {
+            reader.error(
+                node.mark,
+                shapes.isEmpty
+                    ? "\(context) needs a shape: center and radius, geojson, or wkt"
+                    : "\(context) has more than one shape (\(shapes.joined(separator: ", "))): give exactly one")
+            return nil
+        }
+        if let centerNode = members["center"] {
+            guard let radiusNode = members["radius"] else {
+                reader.error(node.mark, "\(context) has a center but no radius (metres)")
+                return nil
+            }
+            let radius = reader.number(radiusNode, field: "\(context) radius", minimum: 0, exclusive: true)
+            guard let center = coordinate(centerNode, field: "\(context) center"), let radius else { return nil }
+            do {
+                let circle = try CircularCondition(center: center, radiusMeters: radius)
+                return Place(name: name, condition: .circle(circle), hysteresis: hysteresis, mark: mark)
+            } catch {
+                reader.error(radiusNode.mark, "\(context): \(error)")
+                return nil
+            }
+        }
+        if let radiusNode = members["radius"] {
+            reader.error(radiusNode.mark, "\(context): radius only goes with center")
+        }
+        do {
+            if let wktNode = members["wkt"] {
+                guard let text = reader.string(wktNode, field: "\(context) wkt") else { return nil }
+                return Place(name: name, condition: .polygon(try polygon(wktNode) { try PolygonCondition(wkt: text) }), hysteresis: hysteresis, mark: mark)
+            }
+            if let geoNode = members["geojson"] {
+                guard let relative = reader.string(geoNode, field: "\(context) geojson") else { return nil }
+                let url =
+                    relative.hasPrefix("/")
+                    ? URL(fileURLWithPath: relative) : baseDirectory.appendingPathComponent(relative)
+                let text: String
+                do {
+                    text = try String(contentsOf: url, encoding: .utf8)
+                } catch {
+                    reader.error(geoNode.mark, "\(context): cannot read polygon file \(relative) (\(url.path)): \(Parser.reason(error))")
+                    return nil
+                }
+                return Place(name: name, condition: .polygon(try polygon(geoNode) { try PolygonCondition(geoJSON: text) }), hysteresis: hysteresis, mark: mark)
+            }
+        } catch let failure as PlaceFailure {
+            reader.error(failure.mark, "\(context): \(failure.message)")
+        } catch {
+            reader.error(node.mark, "\(context): \(error)")
+        }
+        return nil
+    }
+
+    private struct PlaceFailure: Error {
+        let mark: SourceMark
+        let message: String
+    }
+
+    private func polygon(_ node: YAMLNode, _ make: () throws -> PolygonCondition) throws -> PolygonCondition {
+        do {
+            return try make()
+        } catch let error as PolygonError {
+            throw PlaceFailure(mark: node.mark, message: error.message)
+        }
+    }
+
+    static func reason(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if nsError.domain == NSCocoaErrorDomain, nsError.code == NSFileReadNoSuchFileError { return "no such file" }
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return nsError.localizedDescription
+    }
+
+    mutating func coordinate(_ node: YAMLNode, field: String) -> Coordinate? {
+        guard case .sequence(let items, _) = node, items.count == 2 else {
+            reader.error(node.mark, "\(field) must be [latitude, longitude]")
+            return nil
+        }
+        guard let latitude = reader.number(items[0], field: "\(field) latitude"),
+            let longitude = reader.number(items[1], field: "\(field) longitude")
+        else { return nil }
+        do {
+            return try Coordinate(latitude: latitude, longitude: longitude)
+        } catch {
+            let bad = (-90...90).contains(latitude) ? items[1] : items[0]
+            reader.error(bad.mark, "\(field): \(error)")
+            return nil
+        }
+    }
+
+    // MARK: Settings
+
+    mutating func hysteresis(_ node: YAMLNode, context: String) -> HysteresisSettings {
+        var settings = HysteresisSettings()
+        guard let members = reader.mapping(node, allowed: Parser.hysteresisKeys, context: context) else { return settings }
+        if let n = members["enter_margin"] { settings.enterMarginMeters = reader.number(n, field: "enter_margin", minimum: 0) }
+        if let n = members["exit_margin"] { settings.exitMarginMeters = reader.number(n, field: "exit_margin", minimum: 0) }
+        if let n = members["accuracy_weight"] { settings.accuracyWeight = reader.number(n, field: "accuracy_weight", minimum: 0) }
+        if let n = members["confirm"] { settings.confirmationSeconds = reader.duration(n, field: "confirm") }
+        if let n = members["confirm_fixes"] { settings.confirmationFixes = reader.integer(n, field: "confirm_fixes", minimum: 1) }
+        if let n = members["max_gap"] { settings.maxGapSeconds = reader.duration(n, field: "max_gap") }
+        return settings
+    }
+
+    mutating func filterSettings(_ node: YAMLNode) -> FilterSettings {
+        var settings = FilterSettings()
+        guard let members = reader.mapping(node, allowed: Parser.filterKeys, context: "filter") else { return settings }
+        if let n = members["max_accuracy"] { settings.maxAccuracyMeters = reader.number(n, field: "max_accuracy", minimum: 0, exclusive: true) }
+        if let n = members["max_speed_kmh"] { settings.maxSpeedKilometresPerHour = reader.number(n, field: "max_speed_kmh", minimum: 0, exclusive: true) }
+        if let n = members["expiration"] { settings.expirationSeconds = reader.duration(n, field: "expiration") }
+        return settings
+    }
+
+    mutating func visitSettings(_ node: YAMLNode) -> VisitSettings {
+        var settings = VisitSettings()
+        guard let members = reader.mapping(node, allowed: Parser.visitKeys, context: "visits") else { return settings }
+        if let n = members["radius"] { settings.radiusMeters = reader.number(n, field: "visits radius", minimum: 0, exclusive: true) }
+        if let n = members["min_duration"] { settings.minimumStaySeconds = reader.duration(n, field: "min_duration") }
+        if let n = members["max_strays"] { settings.maxStrays = reader.integer(n, field: "max_strays", minimum: 0) }
+        if let n = members["max_gap"] { settings.maxGapSeconds = reader.duration(n, field: "visits max_gap") }
+        return settings
+    }
+
+    // MARK: Rules
+
+    mutating func rule(_ node: YAMLNode, index: Int, places: [String]) -> Rule? {
+        let fallbackName = "rule \(index + 1)"
+        var context = fallbackName
+        if case .mapping(let pairs, _) = node, let nameNode = pairs.first(where: { $0.key == "name" })?.value,
+            case .scalar(let text, _, _) = nameNode
+        {
+            context = "rule \"\(text)\""
+        }
+        guard let members = reader.mapping(node, allowed: Parser.ruleKeys, context: context) else { return nil }
+        var ok = true
+        var name = fallbackName
+        if let node = members["name"], let text = reader.string(node, field: "name") { name = text }
+
+        // Trigger: `on:` or `commute:`, exactly one.
+        var trigger: Trigger?
+        switch (members["on"], members["commute"]) {
+        case (nil, nil):
+            reader.error(node.mark, "\(context) needs a trigger: on: (enter, exit, dwell, visit start, visit end, engine ...) or commute:")
+            ok = false
+        case (.some, .some):
+            reader.error(members.keyMark("commute") ?? node.mark, "\(context) has both on: and commute:; a commute is its own trigger")
+            ok = false
+        case (let on?, nil):
+            trigger = self.trigger(on, after: members["after"], context: context, places: places)
+        case (nil, let commute?):
+            trigger = self.commute(commute, context: context, places: places)
+        }
+        if trigger == nil { ok = false }
+        if let after = members["after"], !(trigger.map { if case .dwell = $0 { true } else { false } } ?? true) {
+            reader.error(after.mark, "\(context): after: only goes with on: dwell")
+        }
+
+        var guards = Guards()
+        if let when = members["when"], let w = reader.mapping(when, allowed: Parser.whenKeys, context: "\(context) when") {
+            if let days = w["days"] { guards.days = self.days(days) }
+            if let between = w["between"] { guards.window = reader.window(between, field: "between") }
+            if let once = w["once_a_day"] { guards.oncePerDay = reader.bool(once, field: "once_a_day") ?? false }
+            if let cooldown = w["cooldown"] { guards.cooldownSeconds = reader.duration(cooldown, field: "cooldown") }
+        }
+        if let cooldown = members["cooldown"] { guards.cooldownSeconds = reader.duration(cooldown, field: "cooldown") }
+
+        var actions: [RuleAction] = []
+        if let log = members["log"] {
+            if case .scalar(let text, let quoted, _) = log, !quoted, ["true", "yes", "stdout"].contains(text.lowercased()) {
+                actions.append(.log(path: nil))
+            } else if let path = reader.string(log, field: "log") {
+                actions.append(.log(path: path))
+            }
+        }
+        if let run = members["run"] {
+            var timeout = 30.0
+            if let t = members["timeout"] { timeout = reader.duration(t, field: "timeout") ?? timeout }
+            if let arguments = self.arguments(run, context: context) {
+                actions.append(.run(arguments: arguments, timeoutSeconds: timeout))
+            }
+        } else if let t = members["timeout"] {
+            reader.error(t.mark, "\(context): timeout: only goes with run:")
+        }
+        if let remind = members["remind"] {
+            var repeats = false
+            if let n = members["repeat"] { repeats = reader.bool(n, field: "repeat") ?? false }
+            if let message = reader.string(remind, field: "remind") {
+                actions.append(.remind(message: message, repeats: repeats))
+            }
+            if case .lifecycle? = trigger {
+                reader.error(remind.mark, "\(context): remind: is for arriving or leaving places, not engine events")
+            }
+        } else if let r = members["repeat"] {
+            reader.error(r.mark, "\(context): repeat: only goes with remind:")
+        }
+        if actions.isEmpty, case .commute? = trigger {
+            // A commute with no action is still recorded in the store and printed by replay.
+        } else if actions.isEmpty, ok, members["log"] == nil, members["run"] == nil, members["remind"] == nil {
+            reader.error(node.mark, "\(context) has no action: add log:, run: or remind:")
+        }
+        guard ok, let trigger else { return nil }
+        return Rule(name: name, trigger: trigger, guards: guards, actions: actions, mark: node.mark)
+    }
+
+    mutating func trigger(_ node: YAMLNode, after: YAMLNode?, context: String, places: [String]) -> Trigger? {
+        guard let text = reader.string(node, field: "on") else { return nil }
+        let words = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        func place(_ start: Int) -> String? {
+            let name = words.dropFirst(start).joined(separator: " ")
+            guard !name.isEmpty else {
+                reader.error(node.mark, "\(context): on: \"\(text)\" names no place")
+                return nil
+            }
+            guard places.contains(name) else {
+                reader.error(node.mark, "\(context): unknown place \"\(name)\"" + DidYouMean.hint(for: name, among: places))
+                return nil
+            }
+            return name
+        }
+        switch words.first?.lowercased() {
+        case "enter": return place(1).map { .enter(place: $0) }
+        case "exit", "leave": return place(1).map { .exit(place: $0) }
+        case "dwell":
+            guard let name = place(1) else { return nil }
+            guard let after else {
+                reader.error(node.mark, "\(context): on: dwell needs after: (how long inside, like 10m)")
+                return nil
+            }
+            return reader.duration(after, field: "after").map { .dwell(place: name, seconds: $0) }
+        case "visit" where words.count > 1 && ["start", "end"].contains(words[1].lowercased()):
+            guard let name = place(2) else { return nil }
+            return words[1].lowercased() == "start" ? .visitStart(place: name) : .visitEnd(place: name)
+        case "engine", "input", "rules", "tracking":
+            let phrase = words.joined(separator: "-").lowercased()
+            let aliases: [String: LifecycleKind] = [
+                "engine-started": .started, "engine-stopped": .stopped, "rules-reloaded": .rulesReloaded,
+                "input-failed": .inputFailed, "input-paused": .inputPaused, "input-resumed": .inputResumed,
+                "tracking-paused": .inputPaused, "tracking-resumed": .inputResumed,
+            ]
+            if let kind = aliases[phrase] { return .lifecycle(kind) }
+            reader.error(node.mark, "\(context): unknown trigger \"\(text)\"" + DidYouMean.hint(for: words.joined(separator: " "), among: aliases.keys.sorted().map { $0.replacingOccurrences(of: "-", with: " ") }))
+            return nil
+        default:
+            let known = ["enter", "exit", "dwell", "visit start", "visit end", "engine started", "input paused"]
+            reader.error(
+                node.mark,
+                "\(context): unknown trigger \"\(text)\": use enter PLACE, exit PLACE, dwell PLACE (with after:), visit start PLACE, visit end PLACE, or an engine event"
+                    + DidYouMean.hint(for: words.first ?? "", among: known))
+            return nil
+        }
+    }
+
+    mutating func commute(_ node: YAMLNode, context: String, places: [String]) -> Trigger? {
+        guard let members = reader.mapping(node, allowed: Parser.commuteKeys, context: "\(context) commute") else { return nil }
+        func placeName(_ key: String) -> String? {
+            guard let n = members[key] else {
+                reader.error(node.mark, "\(context) commute needs \(key):")
+                return nil
+            }
+            guard let name = reader.string(n, field: key) else { return nil }
+            guard places.contains(name) else {
+                reader.error(n.mark, "\(context): unknown place \"\(name)\"" + DidYouMean.hint(for: name, among: places))
+                return nil
+            }
+            return name
+        }
+        let from = placeName("from"), to = placeName("to")
+        var window: TimeWindow?
+        if let n = members["between"] { window = reader.window(n, field: "between") }
+        var max: Double? = 3 * 3600
+        if let n = members["max"] { max = reader.duration(n, field: "max") }
+        guard let from, let to, let max else { return nil }
+        if from == to {
+            reader.error(members["to"]?.mark ?? node.mark, "\(context): a commute needs two different places, not \(from) to \(to)")
+            return nil
+        }
+        return .commute(CommuteSpec(from: from, to: to, window: window, maxSeconds: max))
+    }
+
+    mutating func days(_ node: YAMLNode) -> Set<Weekday>? {
+        let names: [String: [Weekday]] = [
+            "mon": [.monday], "tue": [.tuesday], "wed": [.wednesday], "thu": [.thursday], "fri": [.friday],
+            "sat": [.saturday], "sun": [.sunday],
+            "monday": [.monday], "tuesday": [.tuesday], "wednesday": [.wednesday], "thursday": [.thursday],
+            "friday": [.friday], "saturday": [.saturday], "sunday": [.sunday],
+            "weekdays": [.monday, .tuesday, .wednesday, .thursday, .friday], "weekends": [.saturday, .sunday],
+        ]
+        let items: [YAMLNode]
+        switch node {
+        case .sequence(let list, _): items = list
+        case .scalar: items = [node]
+        case .mapping: items = []
+        }
+        guard !items.isEmpty else {
+            reader.error(node.mark, "days must be a list like [mon, tue] or weekdays/weekends")
+            return nil
+        }
+        var result = Set<Weekday>()
+        for item in items {
+            guard let text = reader.string(item, field: "days") else { continue }
+            if let days = names[text.lowercased()] {
+                result.formUnion(days)
+            } else {
+                reader.error(item.mark, "unknown day \"\(text)\"" + DidYouMean.hint(for: text.lowercased(), among: names.keys.sorted()))
+            }
+        }
+        return result
+    }
+
+    mutating func arguments(_ node: YAMLNode, context: String) -> [String]? {
+        guard case .sequence(let items, _) = node else {
+            reader.error(node.mark, "\(context): run: must be a list of arguments like [program, arg], never a shell command line")
+            return nil
+        }
+        guard !items.isEmpty else {
+            reader.error(node.mark, "\(context): run: needs at least the program")
+            return nil
+        }
+        var arguments: [String] = []
+        for item in items {
+            guard case .scalar(let text, _, _) = item else {
+                reader.error(item.mark, "\(context): each argument of run: must be text, not \(item.kindName)")
+                return nil
+            }
+            arguments.append(text)
+        }
+        return arguments
+    }
+}

@@ -1,0 +1,19 @@
+import Foundation
+import GeofenceRules
+
+/// `geofence check RULES`: validates a rules file before anything runs.
+enum CheckCommand {
+    static func run(_ arguments: [String]) throws {
+        guard arguments.count == 1, let path = arguments.first, !path.hasPrefix("-") else {
+            throw CommandError(message: "usage: geofence check RULES", status: 2)
+        }
+        switch RulesLoader.load(path: path) {
+        case .success(let rules):
+            print("\(path): OK")
+            print(rules.summary)
+        case .failure(let error):
+            let count = error.diagnostics.count
+            throw CommandError(message: "\(error)\n\(count) error\(count == 1 ? "" : "s") in \(path)", status: 1)
+        }
+    }
+}
