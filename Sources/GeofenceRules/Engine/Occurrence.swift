@@ -1,0 +1,151 @@
+import Foundation
+import Geofence
+
+/// Something that happened to one device, as the rules see it: a crossing, a visit, the passing
+/// of time, or an engine event.
+public struct Occurrence: Sendable, Hashable {
+    /// What happened.
+    public enum Kind: Sendable, Hashable {
+        /// The person arrived at the place (a real crossing, not a first determination).
+        case enter
+        /// The person left the place.
+        case exit
+        /// A visit started at the place.
+        case visitStart
+        /// A visit at the place ended.
+        case visitEnd
+        /// Time has reached `date` (a fix was accepted); lets dwell and commute limits fire.
+        case tick
+        /// An engine life-cycle event.
+        case lifecycle(LifecycleKind)
+    }
+
+    /// What happened.
+    public var kind: Kind
+    /// The place it happened at, for crossings and visits.
+    public var place: String?
+    /// When it happened: for crossings the estimated real crossing time.
+    public var date: Date
+    /// Where the person was, if known (the deciding fix or the visit's centre).
+    public var coordinate: Coordinate?
+    /// The accuracy of that position, in metres.
+    public var accuracy: Double?
+    /// The device it happened to.
+    public var device: String
+    /// Free text for engine events (which input paused, why it failed).
+    public var detail: String?
+
+    /// Makes an occurrence.
+    public init(
+        kind: Kind, place: String? = nil, date: Date, coordinate: Coordinate? = nil, accuracy: Double? = nil,
+        device: String, detail: String? = nil
+    ) {
+        self.kind = kind
+        self.place = place
+        self.date = date
+        self.coordinate = coordinate
+        self.accuracy = accuracy
+        self.device = device
+        self.detail = detail
+    }
+}
+
+/// A commute: from leaving one place to arriving at another, or abandoned on the way.
+public struct CommuteRecord: Sendable, Hashable, Codable {
+    /// How it ended.
+    public enum Status: String, Sendable, Codable {
+        /// Arrived at the destination.
+        case completed
+        /// Came back to the start first, or took longer than the rule's maximum.
+        case abandoned
+    }
+
+    /// A stable identifier, the same in every replay of the same data.
+    public var id: String
+    /// The commute rule.
+    public var rule: String
+    /// The device.
+    public var device: String
+    /// The place left.
+    public var from: String
+    /// The place to reach.
+    public var to: String
+    /// When the person left `from` (the estimated crossing time).
+    public var start: Date
+    /// When they arrived at `to`; `nil` when abandoned.
+    public var end: Date?
+    /// Why it was abandoned.
+    public var reason: String?
+    /// How it ended.
+    public var status: Status
+
+    /// Seconds from start to end, for completed commutes.
+    public var durationSeconds: Double? { end.map { $0.timeIntervalSince(start) } }
+}
+
+/// An action a rule decided to take, with everything needed to carry it out later and to
+/// recognise it again.
+public struct FiredAction: Sendable, Hashable, Codable {
+    /// What to do.
+    public enum Kind: Sendable, Hashable, Codable {
+        /// Append an NDJSON line to a file (relative to the rules file) and print a line; `nil`
+        /// prints only.
+        case log(path: String?)
+        /// Run a hook with these arguments.
+        case run(arguments: [String], timeoutSeconds: Double)
+        /// Deliver a reminder.
+        case remind(message: String)
+    }
+
+    /// Unique per action: the event id, a slash, the action's index in the rule.
+    public var id: String
+    /// The event id, the same for every action of one firing and across re-deliveries
+    /// (`GEOFENCE_EVENT_ID`).
+    public var eventId: String
+    /// The rule that fired.
+    public var rule: String
+    /// What to do.
+    public var kind: Kind
+    /// What fired it: enter, exit, dwell, visit-start, visit-end, commute, commute-abandoned, or an
+    /// engine event's name.
+    public var transition: String
+    /// The place, where there is one.
+    public var place: String?
+    /// When the triggering thing happened.
+    public var date: Date
+    /// Where the person was, if known.
+    public var latitude: Double?
+    /// Where the person was, if known.
+    public var longitude: Double?
+    /// Accuracy of that position in metres.
+    public var accuracy: Double?
+    /// The device.
+    public var device: String
+    /// A reminder's message, or an engine event's detail.
+    public var message: String?
+    /// The commute, for commute rules.
+    public var commute: CommuteRecord?
+}
+
+/// Stable identifiers from content, so that the same input always gives the same ids (replay and
+/// at-least-once delivery rely on it).
+enum StableID {
+    /// 128 bits of FNV-1a over the parts, as 32 hex digits.
+    static func make(_ parts: [String]) -> String {
+        var a: UInt64 = 0xcbf2_9ce4_8422_2325
+        var b: UInt64 = 0x6c62_272e_07bb_0142
+        for byte in parts.joined(separator: "\u{1F}").utf8 {
+            a = (a ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+            b = (b ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 ^ (a >> 29)
+        }
+        return String(a, radix: 16).leftPadded(16) + String(b, radix: 16).leftPadded(16)
+    }
+
+    static func milliseconds(_ date: Date) -> String { String(Int64((date.timeIntervalSince1970 * 1000).rounded())) }
+}
+
+extension String {
+    fileprivate func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

@@ -1,0 +1,225 @@
+import Foundation
+import Geofence
+
+/// Decides which actions fire: occurrences in, actions and commutes out.
+///
+/// Pure and deterministic: no clock, no I/O. Guards are judged at the occurrence's own date in the
+/// rules file's time zone, so a replay of last month decides exactly as the live run did.
+public struct RuleEvaluator: Sendable {
+    /// The rules.
+    public let rules: RulesFile
+    private let calendar: Calendar
+
+    /// Makes an evaluator for a checked rules file.
+    public init(rules: RulesFile) {
+        self.rules = rules
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = rules.timeZone
+        self.calendar = calendar
+    }
+
+    /// What one occurrence fires.
+    public struct Output: Sendable, Equatable {
+        /// Actions to carry out, in order.
+        public var actions: [FiredAction] = []
+        /// Commutes that completed or were abandoned.
+        public var commutes: [CommuteRecord] = []
+    }
+
+    /// Applies one occurrence to the device's state and returns what fires.
+    public func handle(_ occurrence: Occurrence, state: inout RuleState) -> Output {
+        var output = Output()
+        // Time-driven rules first: a dwell or a commute limit that fell due before this moment.
+        advance(to: occurrence.date, device: occurrence.device, state: &state, output: &output)
+        switch occurrence.kind {
+        case .enter:
+            guard let place = occurrence.place else { break }
+            state.insideSince[place] = occurrence.date
+            state.dwellFired = state.dwellFired.filter { rule in !dwellRules(for: place).contains { $0.name == rule } }
+            commutesOnEnter(place, occurrence, state: &state, output: &output)
+            fire(.enter(place: place), occurrence, transition: "enter", state: &state, output: &output)
+        case .exit:
+            guard let place = occurrence.place else { break }
+            state.insideSince[place] = nil
+            commutesOnExit(place, occurrence, state: &state)
+            fire(.exit(place: place), occurrence, transition: "exit", state: &state, output: &output)
+        case .visitStart:
+            guard let place = occurrence.place else { break }
+            fire(.visitStart(place: place), occurrence, transition: "visit-start", state: &state, output: &output)
+        case .visitEnd:
+            guard let place = occurrence.place else { break }
+            fire(.visitEnd(place: place), occurrence, transition: "visit-end", state: &state, output: &output)
+        case .lifecycle(let kind):
+            fire(.lifecycle(kind), occurrence, transition: kind.rawValue, state: &state, output: &output)
+        case .tick:
+            break
+        }
+        return output
+    }
+
+    // MARK: Time
+
+    private func advance(to date: Date, device: String, state: inout RuleState, output: inout Output) {
+        for (place, since) in state.insideSince.sorted(by: { $0.key < $1.key }) {
+            for rule in dwellRules(for: place) where !state.dwellFired.contains(rule.name) {
+                guard case .dwell(_, let seconds) = rule.trigger else { continue }
+                let due = since.addingTimeInterval(seconds)
+                guard due <= date else { continue }
+                state.dwellFired.insert(rule.name)
+                let occurrence = Occurrence(kind: .tick, place: place, date: due, device: device)
+                fire(rule, occurrence, transition: "dwell", state: &state, output: &output)
+            }
+        }
+        for rule in rules.rules {
+            guard case .commute(let spec) = rule.trigger, let open = state.openCommutes[rule.name] else { continue }
+            let limit = open.start.addingTimeInterval(spec.maxSeconds)
+            guard limit < date else { continue }
+            state.openCommutes[rule.name] = nil
+            let reason = "took longer than \(Duration.text(spec.maxSeconds))"
+            finishCommute(rule, spec, open: open, end: nil, reason: reason, at: limit, device: device, output: &output)
+        }
+    }
+
+    private func dwellRules(for place: String) -> [Rule] {
+        rules.rules.filter { if case .dwell(place, _) = $0.trigger { true } else { false } }
+    }
+
+    // MARK: Commutes
+
+    private func commutesOnExit(_ place: String, _ occurrence: Occurrence, state: inout RuleState) {
+        for rule in rules.rules {
+            guard case .commute(let spec) = rule.trigger, spec.from == place else { continue }
+            guard guardsAllow(rule.guards, window: spec.window, at: occurrence.date) else { continue }
+            state.openCommutes[rule.name] = RuleState.OpenCommute(
+                start: occurrence.date,
+                coordinate: occurrence.coordinate.map { [$0.latitude, $0.longitude] })
+        }
+    }
+
+    private func commutesOnEnter(_ place: String, _ occurrence: Occurrence, state: inout RuleState, output: inout Output) {
+        for rule in rules.rules {
+            guard case .commute(let spec) = rule.trigger, let open = state.openCommutes[rule.name] else { continue }
+            if spec.to == place {
+                state.openCommutes[rule.name] = nil
+                finishCommute(rule, spec, open: open, end: occurrence.date, reason: nil, at: occurrence.date,
+                              device: occurrence.device, coordinate: occurrence.coordinate, accuracy: occurrence.accuracy,
+                              state: &state, output: &output)
+            } else if spec.from == place {
+                state.openCommutes[rule.name] = nil
+                finishCommute(rule, spec, open: open, end: nil, reason: "came back to \(spec.from) first", at: occurrence.date,
+                              device: occurrence.device, output: &output)
+            }
+        }
+    }
+
+    private func finishCommute(
+        _ rule: Rule, _ spec: CommuteSpec, open: RuleState.OpenCommute, end: Date?, reason: String?, at date: Date,
+        device: String, coordinate: Coordinate? = nil, accuracy: Double? = nil, state: inout RuleState,
+        output: inout Output
+    ) {
+        let id = StableID.make([device, rule.name, "commute", StableID.milliseconds(open.start)])
+        let record = CommuteRecord(
+            id: id, rule: rule.name, device: device, from: spec.from, to: spec.to, start: open.start, end: end,
+            reason: reason, status: end == nil ? .abandoned : .completed)
+        output.commutes.append(record)
+        let transition = end == nil ? "commute-abandoned" : "commute"
+        for (index, action) in rule.actions.enumerated() {
+            // An abandoned commute is a record, not a success: only log actions hear of it.
+            if end == nil, case .run = action { continue }
+            if end == nil, case .remind = action { continue }
+            output.actions.append(
+                makeAction(
+                    action, index: index, eventId: id, rule: rule, transition: transition, place: spec.to, date: date,
+                    coordinate: coordinate, accuracy: accuracy, device: device, commute: record))
+        }
+        if end != nil {
+            note(rule, at: date, state: &state)
+        }
+    }
+
+    private func finishCommute(
+        _ rule: Rule, _ spec: CommuteSpec, open: RuleState.OpenCommute, end: Date?, reason: String?, at date: Date,
+        device: String, output: inout Output
+    ) {
+        var unused = RuleState()
+        finishCommute(rule, spec, open: open, end: end, reason: reason, at: date, device: device, state: &unused, output: &output)
+    }
+
+    // MARK: Firing
+
+    private func fire(_ trigger: Trigger, _ occurrence: Occurrence, transition: String, state: inout RuleState, output: inout Output) {
+        for rule in rules.rules where rule.trigger == trigger {
+            fire(rule, occurrence, transition: transition, state: &state, output: &output)
+        }
+    }
+
+    private func fire(_ rule: Rule, _ occurrence: Occurrence, transition: String, state: inout RuleState, output: inout Output) {
+        let date = occurrence.date
+        guard guardsAllow(rule.guards, window: nil, at: date) else { return }
+        if let cooldown = rule.guards.cooldownSeconds, let last = state.lastFired[rule.name],
+            date.timeIntervalSince(last) < cooldown
+        {
+            return
+        }
+        if rule.guards.oncePerDay, state.lastFiredDay[rule.name] == localDay(date) { return }
+        let eventId = StableID.make([
+            occurrence.device, rule.name, transition, occurrence.place ?? "", StableID.milliseconds(date),
+        ])
+        var fired = false
+        for (index, action) in rule.actions.enumerated() {
+            if case .remind(_, let repeats) = action {
+                if !repeats, state.remindersDelivered.contains(rule.name) { continue }
+                if !repeats { state.remindersDelivered.insert(rule.name) }
+            }
+            output.actions.append(
+                makeAction(
+                    action, index: index, eventId: eventId, rule: rule, transition: transition, place: occurrence.place,
+                    date: date, coordinate: occurrence.coordinate, accuracy: occurrence.accuracy, device: occurrence.device,
+                    detail: occurrence.detail))
+            fired = true
+        }
+        if fired { note(rule, at: date, state: &state) }
+    }
+
+    private func note(_ rule: Rule, at date: Date, state: inout RuleState) {
+        state.lastFired[rule.name] = date
+        state.lastFiredDay[rule.name] = localDay(date)
+    }
+
+    private func makeAction(
+        _ action: RuleAction, index: Int, eventId: String, rule: Rule, transition: String, place: String?, date: Date,
+        coordinate: Coordinate?, accuracy: Double?, device: String, detail: String? = nil, commute: CommuteRecord? = nil
+    ) -> FiredAction {
+        let kind: FiredAction.Kind
+        var message = detail
+        switch action {
+        case .log(let path): kind = .log(path: path)
+        case .run(let arguments, let timeout): kind = .run(arguments: arguments, timeoutSeconds: timeout)
+        case .remind(let text, _):
+            kind = .remind(message: text)
+            message = text
+        }
+        return FiredAction(
+            id: "\(eventId)/\(index)", eventId: eventId, rule: rule.name, kind: kind, transition: transition, place: place,
+            date: date, latitude: coordinate?.latitude, longitude: coordinate?.longitude, accuracy: accuracy,
+            device: device, message: message, commute: commute)
+    }
+
+    // MARK: Guards
+
+    private func guardsAllow(_ guards: Guards, window: TimeWindow?, at date: Date) -> Bool {
+        let parts = calendar.dateComponents([.weekday, .hour, .minute], from: date)
+        if let days = guards.days, let weekday = parts.weekday.flatMap(Weekday.init(rawValue:)), !days.contains(weekday) {
+            return false
+        }
+        let minute = (parts.hour ?? 0) * 60 + (parts.minute ?? 0)
+        if let window = guards.window, !window.contains(minuteOfDay: minute) { return false }
+        if let window, !window.contains(minuteOfDay: minute) { return false }
+        return true
+    }
+
+    private func localDay(_ date: Date) -> String {
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+    }
+}
