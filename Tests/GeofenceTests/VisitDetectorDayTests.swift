@@ -183,9 +183,11 @@ extension SyntheticDay {
         for stay in stays {
             #expect(stay.opening.visit.coordinate == stay.closing.visit.coordinate)
             #expect(stay.opening.visit.arrival == stay.closing.visit.arrival)
-            // 20 m of noise per axis spreads fixes about 28 m (root mean square) around the centre.
-            #expect((15...45).contains(stay.opening.visit.horizontalAccuracy))
-            #expect((15...45).contains(stay.closing.visit.horizontalAccuracy))
+            // 20 m of noise per axis spreads fixes about 28 m (root mean square) around the centre,
+            // under the 30 m the fixes report, which is the floor. A commute fix at the edge widens
+            // the first 20 minutes most; over the whole stay it weighs less.
+            #expect((30...80).contains(stay.opening.visit.horizontalAccuracy))
+            #expect((30...60).contains(stay.closing.visit.horizontalAccuracy))
         }
     }
 

@@ -70,6 +70,17 @@ import Testing
         #expect(east > 7.4 && east < 7.6)
     }
 
+    @Test(arguments: [(10.0, 29.9...30.1), (50, 50...50), (nil, 29.9...30.1)] as [(Double?, ClosedRange<Double>)])
+    func theVisitsAccuracyIsTheSpreadOfItsFixesButNoLessThanTheirOwn(
+        accuracy: Double?, expected: ClosedRange<Double>
+    ) throws {
+        // Fixes alternate 30 m east and west of the origin: 30 m root-mean-square spread.
+        var detector = VisitDetector()
+        let fixes = (0...20).map { Self.fix(Double($0), $0 % 2 == 0 ? 30 : -30, 0, accuracy: accuracy) }
+        let opened = try #require(detector.ingest(fixes).first)
+        #expect(expected.contains(opened.horizontalAccuracy))
+    }
+
     @Test func aStrayRunSpanningTEndsTheStayEvenWithinTheTolerance() {
         // Every 20 minutes: work, work, work, then two fixes 300 m away spanning 20 minutes, then work.
         var detector = VisitDetector(configuration: .init(maxStrays: 5))

@@ -17,6 +17,9 @@ struct StayWindow: Sendable {
     /// Welford's sum of squared deviations from the mean, both axes together: numerically stable
     /// where the textbook sum of squares minus the square of the sum is not.
     private(set) var squaredDeviations: Double
+    /// The sum of the reported accuracies of the fixes inside that carried one, and their number.
+    private(set) var accuracySum: Double
+    private(set) var accuracyCount: Int
     /// When the last fix inside was taken: the departure if the stay ends now.
     private(set) var lastInside: Date
     /// The consecutive fixes outside the radius since the last fix inside, oldest first.
@@ -33,6 +36,8 @@ struct StayWindow: Sendable {
         self.count = 1
         self.mean = PlanePoint(x: 0, y: 0)
         self.squaredDeviations = 0
+        self.accuracySum = anchor.horizontalAccuracy ?? 0
+        self.accuracyCount = anchor.horizontalAccuracy == nil ? 0 : 1
         self.lastInside = anchor.timestamp
         self.strays = []
         self.visit = nil
@@ -42,29 +47,37 @@ struct StayWindow: Sendable {
     /// Whether the window has lasted long enough to be a stay and has been reported.
     var isStay: Bool { visit != nil }
 
-    /// The distance in metres from a point in the frame to what the window is judged by: the anchor
-    /// while it is a candidate (the classic algorithm), the centroid once it is a stay.
+    /// The distance in metres from a point in the frame to the centroid of the window's fixes.
     func distance(to point: PlanePoint) -> Double {
-        guard isStay else { return (point.x * point.x + point.y * point.y).squareRoot() }
         let dx = point.x - mean.x, dy = point.y - mean.y
         return (dx * dx + dy * dy).squareRoot()
     }
 
     /// Takes a fix inside the radius into the window.
-    mutating func add(_ point: PlanePoint, at timestamp: Date) {
+    mutating func add(_ point: PlanePoint, of fix: Fix) {
         count += 1
         let n = Double(count)
         let dx = point.x - mean.x, dy = point.y - mean.y
         mean.x += dx / n
         mean.y += dy / n
         squaredDeviations += dx * (point.x - mean.x) + dy * (point.y - mean.y)
-        lastInside = timestamp
+        if let accuracy = fix.horizontalAccuracy {
+            accuracySum += accuracy
+            accuracyCount += 1
+        }
+        lastInside = fix.timestamp
     }
 
-    /// Root-mean-square distance of the fixes inside from a point: the stay's spread around it.
+    /// The stay's uncertainty around a point: the root-mean-square distance of its fixes from the
+    /// point, but never less than the mean accuracy the fixes reported.
+    ///
+    /// The floor matters for stays of few fixes: two fixes a few metres apart say little about where
+    /// within their 30 m accuracy the person was.
     private func spread(around point: PlanePoint) -> Double {
         let dx = mean.x - point.x, dy = mean.y - point.y
-        return (squaredDeviations / Double(count) + dx * dx + dy * dy).squareRoot()
+        let rms = (squaredDeviations / Double(count) + dx * dx + dy * dy).squareRoot()
+        let meanAccuracy = accuracyCount > 0 ? accuracySum / Double(accuracyCount) : 0
+        return Swift.max(rms, meanAccuracy)
     }
 
     /// Makes the window a stay at its current centroid and returns the open visit to report.
@@ -94,7 +107,7 @@ struct StayWindow: Sendable {
 
 extension StayWindow: Codable {
     private enum CodingKeys: String, CodingKey {
-        case anchor, count, meanX, meanY, squaredDeviations, lastInside, strays, visit, visitX, visitY
+        case anchor, count, meanX, meanY, squaredDeviations, accuracySum, accuracyCount, lastInside, strays, visit, visitX, visitY
     }
 
     init(from decoder: any Decoder) throws {
@@ -108,6 +121,8 @@ extension StayWindow: Codable {
         }
         mean = PlanePoint(x: try c.decode(Double.self, forKey: .meanX), y: try c.decode(Double.self, forKey: .meanY))
         squaredDeviations = try c.decode(Double.self, forKey: .squaredDeviations)
+        accuracySum = try c.decode(Double.self, forKey: .accuracySum)
+        accuracyCount = try c.decode(Int.self, forKey: .accuracyCount)
         lastInside = try c.decode(Date.self, forKey: .lastInside)
         strays = try c.decode([Fix].self, forKey: .strays)
         visit = try c.decodeIfPresent(Visit.self, forKey: .visit)
@@ -122,6 +137,8 @@ extension StayWindow: Codable {
         try c.encode(mean.x, forKey: .meanX)
         try c.encode(mean.y, forKey: .meanY)
         try c.encode(squaredDeviations, forKey: .squaredDeviations)
+        try c.encode(accuracySum, forKey: .accuracySum)
+        try c.encode(accuracyCount, forKey: .accuracyCount)
         try c.encode(lastInside, forKey: .lastInside)
         try c.encode(strays, forKey: .strays)
         try c.encodeIfPresent(visit, forKey: .visit)

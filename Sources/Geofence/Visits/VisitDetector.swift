@@ -105,7 +105,7 @@ public struct VisitDetector: Codable, Sendable {
         let point = current.frame.project(fix.coordinate)
         if current.distance(to: point) <= configuration.radiusMeters {
             if !current.strays.isEmpty { current.strays.removeAll(keepingCapacity: true) }
-            current.add(point, at: fix.timestamp)
+            current.add(point, of: fix)
             if !current.isStay,
                 fix.timestamp.timeIntervalSince(current.anchor.timestamp) >= configuration.minimumStaySeconds
             {
