@@ -8,10 +8,8 @@ extension VisitDetector {
     public struct Configuration: Codable, Sendable, Hashable {
         /// D: how far, in metres, a fix may be from the stay and still count as being there.
         ///
-        /// While a stay is still a candidate the distance is measured from its first fix (the
-        /// anchor, as in the classic algorithm); once it has lasted ``minimumStaySeconds`` it is
-        /// measured from the running centroid of its fixes, which is a far better estimate of the
-        /// place than a single noisy fix at its edge.
+        /// The distance is measured from the running centroid of the stay's fixes (for the second
+        /// fix, from the first), a far better estimate of the place than one noisy fix at its edge.
         public var radiusMeters: Double = 200
         /// T: how long, in seconds, fixes must stay within ``radiusMeters`` to make a stay.
         public var minimumStaySeconds: Double = 1200
