@@ -13,7 +13,8 @@ enum ArgumentText {
     /// A finite number that is not negative.
     static func number(_ text: String, for option: String) throws -> Double {
         guard let value = Double(text), value.isFinite, value >= 0 else {
-            throw CommandError(message: "\(option) wants a number that is not negative, not '\(text)'", status: 2)
+            throw CommandError(
+                message: "\(option) wants a number that is not negative, not '\(text)'", status: 2)
         }
         return value
     }
@@ -45,7 +46,8 @@ enum TimeText {
         formatter.timeZone = timeZone
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
         let whole = milliseconds.truncatingRemainder(dividingBy: 1000) == 0
-        formatter.formatOptions = whole ? [.withInternetDateTime] : [.withInternetDateTime, .withFractionalSeconds]
+        formatter.formatOptions =
+            whole ? [.withInternetDateTime] : [.withInternetDateTime, .withFractionalSeconds]
         return formatter.string(from: date)
     }
 }

@@ -82,10 +82,13 @@ struct NDJSONFixReader {
             lineNumber += 1
             var line = bytes
             if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
-            guard line.contains(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) else { return }
+            guard line.contains(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) else {
+                return
+            }
             switch decode(Data(line)) {
             case .success(let value): try fix(value)
-            case .failure(let reason): skipped(SkippedLine(source: source, line: lineNumber, reason: reason.text))
+            case .failure(let reason):
+                skipped(SkippedLine(source: source, line: lineNumber, reason: reason.text))
             }
         }
         while true {
@@ -120,8 +123,12 @@ struct NDJSONFixReader {
         } catch {
             return .failure(Reason(text: JSONErrorText.describe(error)))
         }
-        guard let latitude = line.latitude else { return .failure(Reason(text: "missing field \"latitude\"")) }
-        guard let longitude = line.longitude else { return .failure(Reason(text: "missing field \"longitude\"")) }
+        guard let latitude = line.latitude else {
+            return .failure(Reason(text: "missing field \"latitude\""))
+        }
+        guard let longitude = line.longitude else {
+            return .failure(Reason(text: "missing field \"longitude\""))
+        }
         let coordinate: Coordinate
         do {
             coordinate = try Coordinate(latitude: latitude, longitude: longitude)
@@ -130,15 +137,19 @@ struct NDJSONFixReader {
         }
         let timestamp: Date
         if let milliseconds = line.timestamp {
-            guard milliseconds.isFinite else { return .failure(Reason(text: "timestamp must be a finite number")) }
+            guard milliseconds.isFinite else {
+                return .failure(Reason(text: "timestamp must be a finite number"))
+            }
             timestamp = Date(timeIntervalSince1970: milliseconds / 1000)
         } else if let text = line.time {
             guard let date = isoWithFraction.date(from: text) ?? isoWhole.date(from: text) else {
-                return .failure(Reason(text: "time \"\(text)\" is not an ISO 8601 date and time with an offset"))
+                return .failure(
+                    Reason(text: "time \"\(text)\" is not an ISO 8601 date and time with an offset"))
             }
             timestamp = date
         } else {
-            return .failure(Reason(text: "missing field \"timestamp\" (Unix milliseconds) or \"time\" (ISO 8601)"))
+            return .failure(
+                Reason(text: "missing field \"timestamp\" (Unix milliseconds) or \"time\" (ISO 8601)"))
         }
         return .success(
             Fix(

@@ -24,8 +24,11 @@ enum SimulateCommand {
         while let argument = rest.popFirst() {
             switch argument {
             case "--interval":
-                interval = try ArgumentText.seconds(ArgumentText.value(after: argument, in: &rest), for: argument)
-                guard interval >= 1 else { throw CommandError(message: "--interval must be at least 1 s", status: 2) }
+                interval = try ArgumentText.seconds(
+                    ArgumentText.value(after: argument, in: &rest), for: argument)
+                guard interval >= 1 else {
+                    throw CommandError(message: "--interval must be at least 1 s", status: 2)
+                }
             case "--noise":
                 noise = try ArgumentText.number(ArgumentText.value(after: argument, in: &rest), for: argument)
             case "--seed":
@@ -38,7 +41,8 @@ enum SimulateCommand {
                 let text = try ArgumentText.value(after: argument, in: &rest)
                 outliers = try text.split(separator: ",").map {
                     guard let time = SyntheticDay.ClockTime(parsing: String($0)) else {
-                        throw CommandError(message: "--outliers wants times such as 09:40,10:15, not '\($0)'", status: 2)
+                        throw CommandError(
+                            message: "--outliers wants times such as 09:40,10:15, not '\($0)'", status: 2)
                     }
                     return time
                 }
@@ -71,7 +75,8 @@ enum SimulateCommand {
     /// Unix milliseconds. Coordinates are printed exactly, so a replay sees the same fixes.
     static func line(_ fix: Fix, timeZone: TimeZone) -> String {
         let milliseconds = Int64((fix.timestamp.timeIntervalSince1970 * 1000).rounded())
-        var text = "{\"time\":\"\(TimeText.iso8601(fix.timestamp, in: timeZone))\",\"timestamp\":\(milliseconds),"
+        var text =
+            "{\"time\":\"\(TimeText.iso8601(fix.timestamp, in: timeZone))\",\"timestamp\":\(milliseconds),"
         text += "\"latitude\":\(fix.coordinate.latitude),\"longitude\":\(fix.coordinate.longitude)"
         if let accuracy = fix.horizontalAccuracy { text += ",\"horizontalAccuracy\":\(accuracy)" }
         return text + "}"

@@ -117,7 +117,8 @@ struct VisitTable {
         let departure = visit.departure.map(formatter.string(from:)) ?? "-"
         let stayed = visit.duration.map(Self.hoursAndMinutes) ?? "-"
         return [
-            pad(visit.isOngoing ? "arrived" : "left", 8), pad(arrival, 17), pad(departure, 17), pad(stayed, 8),
+            pad(visit.isOngoing ? "arrived" : "left", 8), pad(arrival, 17), pad(departure, 17),
+            pad(stayed, 8),
             pad(String(format: "%.5f", visit.coordinate.latitude), 12),
             pad(String(format: "%.5f", visit.coordinate.longitude), 12),
             String(format: "%.0f m", visit.horizontalAccuracy),

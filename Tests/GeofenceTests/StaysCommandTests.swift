@@ -63,7 +63,8 @@ struct StaysCommandTests {
         #expect(result.status == 0)
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.count == 181)  // 07:00 through 22:00 every 5 minutes
-        let first = try JSONSerialization.jsonObject(with: Data(try #require(lines.first).utf8)) as? [String: Any]
+        let first =
+            try JSONSerialization.jsonObject(with: Data(try #require(lines.first).utf8)) as? [String: Any]
         #expect(first?["time"] as? String == "2026-03-03T07:00:00Z")
         #expect(first?["timestamp"] as? Int == 1_772_521_200_000)
         #expect(first?["latitude"] is Double && first?["longitude"] is Double)
@@ -76,14 +77,17 @@ struct StaysCommandTests {
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty)
 
-        let day = SyntheticDay(outliers: ["09:40", "10:15", "11:05"].compactMap(SyntheticDay.ClockTime.init(parsing:)), seed: 2)
+        let day = SyntheticDay(
+            outliers: ["09:40", "10:15", "11:05"].compactMap(SyntheticDay.ClockTime.init(parsing:)), seed: 2)
         var detector = VisitDetector()
         let expected = detector.ingest(day.fixes()) + detector.finish()
         let lines = result.stdout.split(separator: "\n")
         try #require(lines.count == expected.count)
         for (line, visit) in zip(lines, expected) {
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            #expect(Set(object.keys) == ["arrival", "departure", "latitude", "longitude", "horizontalAccuracy"])
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(
+                Set(object.keys) == ["arrival", "departure", "latitude", "longitude", "horizontalAccuracy"])
             let arrival = try #require(object["arrival"] as? String)
             #expect(ISO8601DateFormatter().date(from: arrival) == visit.arrival)
             if let departure = visit.departure {
@@ -110,14 +114,17 @@ struct StaysCommandTests {
 
     @Test func tableShowsArrivalsAndDeparturesForAPerson() throws {
         let simulated = try runGeofence(["simulate", "day", "--interval", "10m"])
-        let result = try runGeofence(["stays", "-", "--table", "--time-zone", "Europe/London"], input: simulated.stdout)
+        let result = try runGeofence(
+            ["stays", "-", "--table", "--time-zone", "Europe/London"], input: simulated.stdout)
         let rows = result.stdout.split(separator: "\n")
         #expect(rows.count == 13)  // a header and two rows a stay
         #expect(rows.dropFirst().first?.hasPrefix("arrived 2026-03-03 07:00") == true)
         #expect(rows.last?.hasPrefix("left    2026-03-03 19:10 2026-03-03 22:00 2:50") == true)
     }
 
-    @Test(arguments: [["stays"], ["stays", "-", "--radius", "wide"], ["stays", "-", "--bogus"], ["simulate", "week"]])
+    @Test(arguments: [
+        ["stays"], ["stays", "-", "--radius", "wide"], ["stays", "-", "--bogus"], ["simulate", "week"],
+    ])
     func badArgumentsExitWithStatusTwo(arguments: [String]) throws {
         let result = try runGeofence(arguments)
         #expect(result.status == 2)

@@ -29,24 +29,31 @@ func reports(_ fixes: [Fix], _ configuration: VisitDetector.Configuration = .ini
 
 /// Pairs opening and closing reports by arrival and coordinate, recording a problem for any report
 /// that does not pair with exactly one other in the right order.
-func pairedStays(_ reports: [VisitReport], sourceLocation: SourceLocation = #_sourceLocation) -> [ReportedStay] {
+func pairedStays(_ reports: [VisitReport], sourceLocation: SourceLocation = #_sourceLocation)
+    -> [ReportedStay]
+{
     var stays: [ReportedStay] = []
     var open: [Int: VisitReport] = [:]
     for (index, report) in reports.enumerated() {
         if report.visit.departure == nil {
-            #expect(report.visit.arrival != nil, "opening report without arrival", sourceLocation: sourceLocation)
+            #expect(
+                report.visit.arrival != nil, "opening report without arrival", sourceLocation: sourceLocation)
             open[index] = report
             continue
         }
         let matches = open.filter {
-            $0.value.visit.arrival == report.visit.arrival && $0.value.visit.coordinate == report.visit.coordinate
+            $0.value.visit.arrival == report.visit.arrival
+                && $0.value.visit.coordinate == report.visit.coordinate
         }
-        #expect(matches.count == 1, "closing report \(index) pairs with \(matches.count) openings", sourceLocation: sourceLocation)
+        #expect(
+            matches.count == 1, "closing report \(index) pairs with \(matches.count) openings",
+            sourceLocation: sourceLocation)
         guard let match = matches.first else { continue }
         open[match.key] = nil
         stays.append(ReportedStay(opening: match.value, closing: report))
     }
-    #expect(open.isEmpty, "openings never closed: \(open.values.map(\.visit))", sourceLocation: sourceLocation)
+    #expect(
+        open.isEmpty, "openings never closed: \(open.values.map(\.visit))", sourceLocation: sourceLocation)
     return stays
 }
 
@@ -80,8 +87,12 @@ extension SyntheticDay {
             #expect(day.nearestPlace(to: found.visit.coordinate).meters < 30)
             let arrivalError = found.visit.arrival.map { abs($0.timeIntervalSince(truth.arrival)) }
             let departureError = found.visit.departure.map { abs($0.timeIntervalSince(truth.departure)) }
-            #expect(arrivalError.map { $0 <= 300 } == true, "\(truth.place) arrival off by \(arrivalError ?? -1) s")
-            #expect(departureError.map { $0 <= 300 } == true, "\(truth.place) departure off by \(departureError ?? -1) s")
+            #expect(
+                arrivalError.map { $0 <= 300 } == true,
+                "\(truth.place) arrival off by \(arrivalError ?? -1) s")
+            #expect(
+                departureError.map { $0 <= 300 } == true,
+                "\(truth.place) departure off by \(departureError ?? -1) s")
         }
     }
 
@@ -90,7 +101,10 @@ extension SyntheticDay {
         let outliers = ["09:40", "10:15", "11:05"].compactMap(SyntheticDay.ClockTime.init(parsing:))
         let day = SyntheticDay(intervalSeconds: 60, outliers: outliers, seed: seed)
         let stays = pairedStays(reports(day.fixes()))
-        #expect(stays.map { day.nearestPlace(to: $0.visit.coordinate).place } == [.home, .work, .lunch, .work, .gym, .home])
+        #expect(
+            stays.map { day.nearestPlace(to: $0.visit.coordinate).place } == [
+                .home, .work, .lunch, .work, .gym, .home,
+            ])
         // The strays must not count among the stay's fixes: three fixes 1 km off among about 245
         // would widen the closing report's spread from about 28 m to over 100 m.
         let morning = try #require(stays.dropFirst().first)
@@ -114,13 +128,19 @@ extension SyntheticDay {
     func sparseFixesFindAllSixWithinOneInterval(interval: Double, seed: UInt64) {
         let day = SyntheticDay(intervalSeconds: interval, seed: seed)
         let stays = pairedStays(reports(day.fixes()))
-        #expect(stays.map { day.nearestPlace(to: $0.visit.coordinate).place } == [.home, .work, .lunch, .work, .gym, .home])
+        #expect(
+            stays.map { day.nearestPlace(to: $0.visit.coordinate).place } == [
+                .home, .work, .lunch, .work, .gym, .home,
+            ])
         for (found, truth) in zip(stays, day.stays) {
             let arrivalError = found.visit.arrival.map { abs($0.timeIntervalSince(truth.arrival)) }
             let departureError = found.visit.departure.map { abs($0.timeIntervalSince(truth.departure)) }
-            #expect(arrivalError.map { $0 <= interval } == true, "\(truth.place) arrival off by \(arrivalError ?? -1) s")
             #expect(
-                departureError.map { $0 <= interval } == true, "\(truth.place) departure off by \(departureError ?? -1) s")
+                arrivalError.map { $0 <= interval } == true,
+                "\(truth.place) arrival off by \(arrivalError ?? -1) s")
+            #expect(
+                departureError.map { $0 <= interval } == true,
+                "\(truth.place) departure off by \(departureError ?? -1) s")
         }
     }
 
@@ -135,7 +155,8 @@ extension SyntheticDay {
             #expect(meters < 100, "a visit \(meters) m from the nearest place")
             let others = SyntheticDay.Place.allCases.filter { $0 != place }
             for other in others {
-                #expect(day.overlap(of: stay.visit, withStaysAt: other) == 0, "a \(place) visit covers \(other)")
+                #expect(
+                    day.overlap(of: stay.visit, withStaysAt: other) == 0, "a \(place) visit covers \(other)")
             }
         }
     }

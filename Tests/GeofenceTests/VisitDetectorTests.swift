@@ -9,9 +9,11 @@ import Testing
     static let start = Date(timeIntervalSince1970: 1_772_521_200)  // 2026-03-03 07:00 UTC
 
     /// A fix `minutes` after the start, `east` and `north` metres from the map's origin.
-    static func fix(_ minutes: Double, _ east: Double = 0, _ north: Double = 0, accuracy: Double? = 10) -> Fix {
+    static func fix(_ minutes: Double, _ east: Double = 0, _ north: Double = 0, accuracy: Double? = 10) -> Fix
+    {
         Fix(
-            timestamp: start.addingTimeInterval(minutes * 60), coordinate: map.coordinate(east: east, north: north),
+            timestamp: start.addingTimeInterval(minutes * 60),
+            coordinate: map.coordinate(east: east, north: north),
             horizontalAccuracy: accuracy)
     }
 
@@ -70,7 +72,9 @@ import Testing
         #expect(east > 7.4 && east < 7.6)
     }
 
-    @Test(arguments: [(10.0, 29.9...30.1), (50, 50...50), (nil, 29.9...30.1)] as [(Double?, ClosedRange<Double>)])
+    @Test(
+        arguments: [(10.0, 29.9...30.1), (50, 50...50), (nil, 29.9...30.1)]
+            as [(Double?, ClosedRange<Double>)])
     func theVisitsAccuracyIsTheSpreadOfItsFixesButNoLessThanTheirOwn(
         accuracy: Double?, expected: ClosedRange<Double>
     ) throws {
@@ -84,7 +88,8 @@ import Testing
     @Test func aStrayRunSpanningTEndsTheStayEvenWithinTheTolerance() {
         // Every 20 minutes: work, work, work, then two fixes 300 m away spanning 20 minutes, then work.
         var detector = VisitDetector(configuration: .init(maxStrays: 5))
-        let fixes = [0, 20, 40].map { Self.fix($0, 5000, 0) } + [60, 80].map { Self.fix($0, 5000, 300) }
+        let fixes =
+            [0, 20, 40].map { Self.fix($0, 5000, 0) } + [60, 80].map { Self.fix($0, 5000, 300) }
             + [100, 120].map { Self.fix($0, 5000, 0) }
         let visits = detector.ingest(fixes) + detector.finish()
         let closed = visits.filter { $0.departure != nil }
@@ -101,7 +106,8 @@ import Testing
         #expect(closing.count == 1)
         #expect(closing.first?.departure == Self.start.addingTimeInterval(40 * 60))
         // The fixes after the gap make a new stay of their own.
-        #expect(after.filter { $0.departure == nil }.first?.arrival == Self.start.addingTimeInterval(100 * 60))
+        #expect(
+            after.filter { $0.departure == nil }.first?.arrival == Self.start.addingTimeInterval(100 * 60))
     }
 
     @Test(arguments: [(29.0, 1), (31.0, 0)])

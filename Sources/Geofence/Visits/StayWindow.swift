@@ -107,7 +107,8 @@ struct StayWindow: Sendable {
 
 extension StayWindow: Codable {
     private enum CodingKeys: String, CodingKey {
-        case anchor, count, meanX, meanY, squaredDeviations, accuracySum, accuracyCount, lastInside, strays, visit, visitX, visitY
+        case anchor, count, meanX, meanY, squaredDeviations, accuracySum, accuracyCount, lastInside, strays,
+            visit, visitX, visitY
     }
 
     init(from decoder: any Decoder) throws {
@@ -119,7 +120,8 @@ extension StayWindow: Codable {
             throw DecodingError.dataCorruptedError(
                 forKey: .count, in: c, debugDescription: "a stay window holds at least its anchor")
         }
-        mean = PlanePoint(x: try c.decode(Double.self, forKey: .meanX), y: try c.decode(Double.self, forKey: .meanY))
+        mean = PlanePoint(
+            x: try c.decode(Double.self, forKey: .meanX), y: try c.decode(Double.self, forKey: .meanY))
         squaredDeviations = try c.decode(Double.self, forKey: .squaredDeviations)
         accuracySum = try c.decode(Double.self, forKey: .accuracySum)
         accuracyCount = try c.decode(Int.self, forKey: .accuracyCount)

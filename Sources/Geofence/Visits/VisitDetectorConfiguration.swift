@@ -60,9 +60,11 @@ extension VisitDetector {
             minimumStaySeconds =
                 try c.decodeIfPresent(Double.self, forKey: .minimumStaySeconds) ?? defaults.minimumStaySeconds
             maxStrays = try c.decodeIfPresent(Int.self, forKey: .maxStrays) ?? defaults.maxStrays
-            maxGapSeconds = try c.decodeIfPresent(Double.self, forKey: .maxGapSeconds) ?? defaults.maxGapSeconds
+            maxGapSeconds =
+                try c.decodeIfPresent(Double.self, forKey: .maxGapSeconds) ?? defaults.maxGapSeconds
             accuracyLimitMeters =
-                try c.decodeIfPresent(Double.self, forKey: .accuracyLimitMeters) ?? defaults.accuracyLimitMeters
+                try c.decodeIfPresent(Double.self, forKey: .accuracyLimitMeters)
+                ?? defaults.accuracyLimitMeters
         }
 
         /// The same configuration with every value made usable: NaN takes the default and
