@@ -16,10 +16,12 @@ import Foundation
 ///   next fix comes back inside they are dropped as wild fixes, without moving the centroid. A run of
 ///   strays longer than that, or one spanning T, means the person left.
 /// - **Boundaries.** The arrival is the time of the stay's first fix and the departure the time of
-///   its last fix inside: with a fix every I seconds, either can be up to I later (arrival) or
-///   earlier (departure) than the truth, and no better is knowable. A gap between fixes longer than
+///   its last fix inside: with a fix every I seconds, either is off the truth by up to about I
+///   (the first fix at the place comes up to I after the arrival; a commute fix within D of the
+///   place can count as the first), and no better is knowable. A gap between fixes longer than
 ///   ``Configuration/maxGapSeconds`` ends the stay at its last fix, so two fixes far apart in time
-///   never make a stay.
+///   never make a stay. The arrival is never `nil`: a stay that begins with the first fix of the
+///   input arrives at that fix, since nothing says the person was there before.
 /// - **Streaming.** The opening report comes with the fix that makes the window last T; the closing
 ///   report with the fix that makes leaving certain (the stray that exceeds the tolerance, or the
 ///   first fix after a gap). When a stay ends, the strays are replayed from the first of them as the
@@ -61,6 +63,9 @@ public struct VisitDetector: Codable, Sendable {
 
     /// Takes the next fix and returns the visits it reveals, in order: none; an opening or a closing
     /// report; or, rarely, the closing report of one stay and the opening report of the next.
+    ///
+    /// A fix less precise than ``Configuration/accuracyLimitMeters``, or not later than the last fix
+    /// taken, is skipped and returns no visits.
     public mutating func ingest(_ fix: Fix) -> [Visit] {
         if let accuracy = fix.horizontalAccuracy, accuracy > configuration.accuracyLimitMeters { return [] }
         var visits: [Visit] = []
