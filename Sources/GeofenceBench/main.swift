@@ -41,7 +41,41 @@ let polygon = try PolygonCondition(polygons: [[ring]])
 let mask = points.count - 1
 let circleResult = nanosecondsPerCall(iterations: 5_000_000) { circle.signedDistance(to: points[$0 & mask]) }
 let polygonResult = nanosecondsPerCall(iterations: 500_000) { polygon.signedDistance(to: points[$0 & mask]) }
+// The visit detector over 28 consecutive synthetic days (March 2026), a fix every 5 seconds with
+// three wild fixes a day: about 300 thousand fixes, nights between days being gaps.
+var days: [Fix] = []
+for dayOfMonth in 1...28 {
+    let outliers = ["09:40", "10:15", "11:05"].compactMap(SyntheticDay.ClockTime.init(parsing:))
+    let day = SyntheticDay(day: dayOfMonth, intervalSeconds: 5, outliers: outliers, seed: UInt64(dayOfMonth))
+    days += day.fixes()
+}
+/// Runs the detector over the days `rounds` times, returning the best fixes per second.
+func visitDetectorFixesPerSecond(_ days: [Fix], rounds: Int) -> (rate: Double, visits: Int) {
+    var best = 0.0
+    var visits = 0
+    let clock = ContinuousClock()
+    for _ in 0..<rounds {
+        var detector = VisitDetector()
+        var found = 0
+        let elapsed = clock.measure {
+            for fix in days { found += detector.ingest(fix).count }
+            found += detector.finish().count
+        }
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        best = max(best, Double(days.count) / seconds)
+        visits = found
+    }
+    return (best, visits)
+}
+let detectorResult = visitDetectorFixesPerSecond(days, rounds: 5)
+
 print("benchmark                               ns/call")
 print(String(format: "signed distance, circle                 %7.1f", circleResult.ns))
 print(String(format: "signed distance, polygon of 64 vertices %7.1f", polygonResult.ns))
-print(String(format: "(checksum %.0f)", circleResult.checksum + polygonResult.checksum))
+print("")
+print("benchmark                               fixes/s")
+print(String(format: "visit detector, synthetic days          %7.0f", detectorResult.rate))
+print(
+    String(
+        format: "(checksum %.0f, %d fixes, %d visits)", circleResult.checksum + polygonResult.checksum,
+        days.count, detectorResult.visits))

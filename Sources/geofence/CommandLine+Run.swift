@@ -15,6 +15,8 @@ extension CommandLine {
         commands:
           check RULES              check a rules file; print its places and rules, or every error
           demo                     print the example places and the signed distance of a few fixes
+          stays FILE|-             the visits (stays) in a file of NDJSON fixes, as NDJSON or --table
+          simulate day             the synthetic day as NDJSON fixes (--interval, --seed, --noise, --outliers)
           help                     show this text
         """
 
@@ -29,6 +31,8 @@ extension CommandLine {
             switch command {
             case "check": try CheckCommand.run(rest)
             case "demo": try DemoCommand.run(rest)
+            case "stays": try StaysCommand.run(rest)
+            case "simulate": try SimulateCommand.run(rest)
             case "help", "--help", "-h": print(usage)
             default: throw CommandError(message: "unknown command '\(command)'\n\n\(usage)", status: 2)
             }

@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+
+@testable import Geofence
+
+/// The `geofence` executable built beside the test bundle, if there is one (`swift build
+/// --build-tests` builds both into the same folder).
+private let geofenceExecutable: URL? = {
+    let folder = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent()
+    let candidate = folder.appendingPathComponent("geofence")
+    return FileManager.default.isExecutableFile(atPath: candidate.path) ? candidate : nil
+}()
+
+/// Runs the executable with arguments and standard input, returning its exit status and output.
+private func runGeofence(_ arguments: [String], input: String = "") throws -> (
+    status: Int32, stdout: String, stderr: String
+) {
+    let process = Process()
+    guard let executable = geofenceExecutable else { throw CocoaError(.fileNoSuchFile) }
+    process.executableURL = executable
+    process.arguments = arguments
+    let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    process.standardError = stderr
+    try process.run()
+    // Feed stdin and drain stderr on their own threads: a day of fixes is larger than a pipe holds.
+    let writer = Thread {
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try? stdin.fileHandleForWriting.close()
+    }
+    writer.start()
+    let errorData = LockedData()
+    let reader = Thread { errorData.set(stderr.fileHandleForReading.readDataToEndOfFile()) }
+    reader.start()
+    let out = stdout.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    errorData.done.wait()
+    return (
+        process.terminationStatus, String(decoding: out, as: UTF8.self),
+        String(decoding: errorData.get(), as: UTF8.self)
+    )
+}
+
+/// Data handed from a reading thread to the test.
+private final class LockedData: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+    /// Signalled once the data is set.
+    let done = DispatchSemaphore(value: 0)
+    func set(_ value: Data) {
+        lock.withLock { data = value }
+        done.signal()
+    }
+    func get() -> Data { lock.withLock { data } }
+}
+
+/// End-to-end runs of `geofence simulate day` piped into `geofence stays`.
+@Suite(.enabled(if: geofenceExecutable != nil, "the geofence executable is built beside the tests"))
+struct StaysCommandTests {
+    @Test func simulateWritesTheDayAsNDJSONFixes() throws {
+        let result = try runGeofence(["simulate", "day", "--interval", "5m", "--seed", "3"])
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 181)  // 07:00 through 22:00 every 5 minutes
+        let first =
+            try JSONSerialization.jsonObject(with: Data(try #require(lines.first).utf8)) as? [String: Any]
+        #expect(first?["time"] as? String == "2026-03-03T07:00:00Z")
+        #expect(first?["timestamp"] as? Int == 1_772_521_200_000)
+        #expect(first?["latitude"] is Double && first?["longitude"] is Double)
+        #expect(first?["horizontalAccuracy"] as? Double == 30)
+    }
+
+    @Test func staysPrintsTheSameVisitsAsTheLibraryAsNDJSON() throws {
+        let simulated = try runGeofence(["simulate", "day", "--outliers", "09:40,10:15,11:05", "--seed", "2"])
+        let result = try runGeofence(["stays", "-"], input: simulated.stdout)
+        #expect(result.status == 0)
+        #expect(result.stderr.isEmpty)
+
+        let day = SyntheticDay(
+            outliers: ["09:40", "10:15", "11:05"].compactMap(SyntheticDay.ClockTime.init(parsing:)), seed: 2)
+        var detector = VisitDetector()
+        let expected = detector.ingest(day.fixes()) + detector.finish()
+        let lines = result.stdout.split(separator: "\n")
+        try #require(lines.count == expected.count)
+        for (line, visit) in zip(lines, expected) {
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(
+                Set(object.keys) == ["arrival", "departure", "latitude", "longitude", "horizontalAccuracy"])
+            let arrival = try #require(object["arrival"] as? String)
+            #expect(ISO8601DateFormatter().date(from: arrival) == visit.arrival)
+            if let departure = visit.departure {
+                #expect(ISO8601DateFormatter().date(from: object["departure"] as? String ?? "") == departure)
+            } else {
+                #expect(object["departure"] is NSNull)
+            }
+            let latitude = try #require(object["latitude"] as? Double)
+            #expect(abs(latitude - visit.coordinate.latitude) < 1e-6)
+        }
+    }
+
+    @Test func aBadLineIsReportedWithItsNumberAndSkipped() throws {
+        let simulated = try runGeofence(["simulate", "day", "--interval", "10m"])
+        var lines = simulated.stdout.split(separator: "\n").map(String.init)
+        lines.insert("{\"latitude\": 51.5}", at: 3)
+        lines.insert("not json", at: 10)
+        let result = try runGeofence(["stays", "-"], input: lines.joined(separator: "\n") + "\n")
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("stdin:4:"))
+        #expect(result.stderr.contains("stdin:11:"))
+        #expect(result.stdout.split(separator: "\n").count == 12)
+    }
+
+    @Test func tableShowsArrivalsAndDeparturesForAPerson() throws {
+        let simulated = try runGeofence(["simulate", "day", "--interval", "10m"])
+        let result = try runGeofence(
+            ["stays", "-", "--table", "--time-zone", "Europe/London"], input: simulated.stdout)
+        let rows = result.stdout.split(separator: "\n")
+        #expect(rows.count == 13)  // a header and two rows a stay
+        #expect(rows.dropFirst().first?.hasPrefix("arrived 2026-03-03 07:00") == true)
+        #expect(rows.last?.hasPrefix("left    2026-03-03 19:10 2026-03-03 22:00 2:50") == true)
+    }
+
+    @Test(arguments: [
+        ["stays"], ["stays", "-", "--radius", "wide"], ["stays", "-", "--bogus"], ["simulate", "week"],
+    ])
+    func badArgumentsExitWithStatusTwo(arguments: [String]) throws {
+        let result = try runGeofence(arguments)
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("geofence: "))
+    }
+}
