@@ -13,7 +13,7 @@ enum CheckCommand {
             print(rules.summary)
         case .failure(let error):
             let count = error.diagnostics.count
-            throw CommandError(message: "\(error)\n\(count) error\(count == 1 ? "" : "s") in \(path)", status: 1)
+            throw CommandError(message: "\(error)\n\(count) error\(count == 1 ? "" : "s") in \(path)", status: 1, prefixed: false)
         }
     }
 }

@@ -5,6 +5,9 @@ import Geofence
 struct CommandError: Error, CustomStringConvertible {
     let message: String
     var status: Int32 = 1
+    /// Whether to start the message with "geofence: "; diagnostics that begin with a file name
+    /// (`rules.yaml:3:5: ...`) read better without it.
+    var prefixed = true
     var description: String { message }
 }
 
@@ -38,7 +41,7 @@ extension CommandLine {
             }
             return 0
         } catch let error as CommandError {
-            FileHandle.standardError.write(Data("\(error.message)\n".utf8))
+            FileHandle.standardError.write(Data("\(error.prefixed ? "geofence: " : "")\(error.message)\n".utf8))
             return error.status
         } catch {
             FileHandle.standardError.write(Data("geofence: \(error)\n".utf8))
