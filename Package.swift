@@ -15,9 +15,21 @@ let package = Package(
             pkgConfig: "geos",
             providers: [.apt(["libgeos-dev"])]
         ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+
+        // posix_spawn's glibc extensions (closefrom, chdir), pipe2 and waitid's siginfo fields are
+        // hidden behind _GNU_SOURCE or macros Swift cannot import; this tiny C target exposes them.
+        .target(name: "CSpawn"),
 
         // Location types, geometry, conditions, the monitor and the visit detector.
         .target(name: "Geofence", dependencies: ["CGEOS"]),
+
+        // The headless runtime's building blocks: the SQLite store and the hook runner.
+        .target(name: "GeofenceRuntime", dependencies: ["Geofence", "CSQLite", "CSpawn"]),
 
         // The command line.
         .executableTarget(name: "geofence", dependencies: ["Geofence"]),
@@ -30,6 +42,7 @@ let package = Package(
         ),
 
         .testTarget(name: "GeofenceTests", dependencies: ["Geofence"]),
+        .testTarget(name: "GeofenceRuntimeTests", dependencies: ["GeofenceRuntime"]),
     ],
     swiftLanguageModes: [.v6]
 )
