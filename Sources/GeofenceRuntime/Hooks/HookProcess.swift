@@ -11,6 +11,10 @@ import Foundation
 /// close-on-exec; and one loop polls the pipes and the child's exit together, so no read can
 /// block past the child's end.
 enum HookProcess {
+    /// How many times a program that is busy being written is tried, and the pause in between.
+    private static let textBusyAttempts = 40
+    private static let textBusyPauseMicroseconds: UInt32 = 25_000
+
     /// Runs `hook` and returns how it ended. Blocks the calling thread until then.
     static func run(_ hook: Hook, configuration: HookRunner.Configuration) -> HookResult {
         let started = monotonicSeconds()
@@ -46,12 +50,20 @@ enum HookProcess {
         if let error = pipes.open() { return failure("cannot make pipes: \(errorText(error))") }
 
         var pid: pid_t = 0
-        let spawnError = withCStrings(arguments) { argv in
-            withCStrings(variables) { envp in
-                cspawn_spawn(
-                    executable, argv, envp, configuration.workingDirectory, pipes.childStdin, pipes.childStdout,
-                    pipes.childStderr, &pid)
+        var spawnError: Int32 = 0
+        for attempt in 0..<textBusyAttempts {
+            spawnError = withCStrings(arguments) { argv in
+                withCStrings(variables) { envp in
+                    cspawn_spawn(
+                        executable, argv, envp, configuration.workingDirectory, pipes.childStdin, pipes.childStdout,
+                        pipes.childStderr, &pid)
+                }
             }
+            // ETXTBSY: some process holds the program open for writing. That is an editor saving the
+            // script, or, briefly, a child of any thread of ours forked while a file was open without
+            // close-on-exec and not yet exec'ed. Both pass in moments, so try again for a while.
+            guard spawnError == ETXTBSY, attempt + 1 < textBusyAttempts else { break }
+            usleep(textBusyPauseMicroseconds)
         }
         // The child has its copies; ours must go, or we would never see end-of-file on the outputs.
         pipes.closeChildEnds()

@@ -109,6 +109,7 @@ final class SQLiteDatabase {
     /// IMMEDIATE takes the write lock at the start, so a transaction never fails half-way with
     /// `SQLITE_BUSY` when it first writes; the busy timeout covers waiting for the lock. Nesting is
     /// refused rather than silently merged into the outer transaction.
+    @discardableResult
     func transaction<T>(_ body: () throws -> T) throws -> T {
         if inTransaction {
             throw SQLiteError(code: SQLITE_MISUSE, message: "a transaction is already open", sql: "BEGIN IMMEDIATE")
