@@ -5,11 +5,14 @@ import GeofenceRuntime
 
 @Suite struct HookEnvironmentTests {
     @Test func everyFieldHasItsDocumentedName() {
-        #expect(HookEnvironment.Field.allCases.map(\.variableName) == [
-            "GEOFENCE_EVENT_ID", "GEOFENCE_RULE", "GEOFENCE_PLACE", "GEOFENCE_TRANSITION", "GEOFENCE_TIME",
-            "GEOFENCE_LATITUDE", "GEOFENCE_LONGITUDE", "GEOFENCE_ACCURACY", "GEOFENCE_DEVICE", "GEOFENCE_MESSAGE",
-            "GEOFENCE_COMMUTE_START", "GEOFENCE_COMMUTE_END", "GEOFENCE_COMMUTE_DURATION",
-        ])
+        #expect(
+            HookEnvironment.Field.allCases.map(\.variableName) == [
+                "GEOFENCE_EVENT_ID", "GEOFENCE_RULE", "GEOFENCE_PLACE", "GEOFENCE_TRANSITION",
+                "GEOFENCE_TIME",
+                "GEOFENCE_LATITUDE", "GEOFENCE_LONGITUDE", "GEOFENCE_ACCURACY", "GEOFENCE_DEVICE",
+                "GEOFENCE_MESSAGE",
+                "GEOFENCE_COMMUTE_START", "GEOFENCE_COMMUTE_END", "GEOFENCE_COMMUTE_DURATION",
+            ])
         #expect(HookEnvironment.Field.commuteStart.jsonKey == "commute_start")
         #expect(HookEnvironment.Field.eventID.jsonKey == "event_id")
     }
@@ -27,7 +30,9 @@ import GeofenceRuntime
     }
 
     @Test func theStandardInputJSONCarriesTheFieldsUnchanged() throws {
-        let data = HookEnvironment.standardInput([.eventID: "e-1", .message: "nul\u{0}here", .latitude: "47.37"])
+        let data = HookEnvironment.standardInput([
+            .eventID: "e-1", .message: "nul\u{0}here", .latitude: "47.37",
+        ])
         let decoded = try JSONDecoder().decode([String: String].self, from: data)
         #expect(decoded == ["event_id": "e-1", "message": "nul\u{0}here", "latitude": "47.37"])
     }

@@ -24,7 +24,9 @@ func waitUntilGone(_ pid: Int32, guardSeconds: Double = 10) async -> Bool {
 
 /// Reads a pid a script wrote to `path`.
 func readPID(_ path: String) -> Int32? {
-    (try? String(contentsOfFile: path, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    (try? String(contentsOfFile: path, encoding: .utf8)).flatMap {
+        Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
 }
 
 @Suite struct HookProcessTests {
@@ -74,6 +76,40 @@ func readPID(_ path: String) -> Int32? {
         #expect(await waitUntilGone(child), "a child ignoring SIGTERM must get SIGKILL with the group")
     }
 
+    @Test func aTimeoutReturnsEvenWhenAChildEscapedTheGroupHoldingTheOutput() async throws {
+        // setsid puts the child in a session and group of its own, out of reach of killpg; it keeps
+        // the hook's stdout open, so the runner must stop reading rather than wait for end of file.
+        let script = try directory.script(
+            "escape.sh",
+            """
+            setsid sleep 1000 &
+            echo $! > "$1"
+            sleep 1000
+            """)
+        let pidFile = directory.file("child.pid")
+        let result = await HookRunner.run(
+            Hook(id: "h1", arguments: [script, pidFile], timeoutSeconds: 0.3),
+            configuration: configuration(grace: 0.2))
+        #expect(result.timedOut)
+        #expect(result.termination == .signaled(SIGTERM))
+        let child = try #require(readPID(pidFile))
+        #expect(isRunning(child), "the escaped child still holds the pipe, and the runner came back anyway")
+        kill(child, SIGKILL)
+    }
+
+    @Test func aProgramHeldOpenForWritingIsReportedAsBusyAfterRetrying() async throws {
+        let script = try directory.script("busy.sh", "exit 0")
+        let writer = open(script, O_WRONLY | O_CLOEXEC)
+        #expect(writer >= 0)
+        defer { close(writer) }
+        let result = await HookRunner.run(Hook(id: "h1", arguments: [script]), configuration: configuration())
+        guard case .failedToStart(let reason) = result.termination else {
+            Issue.record("a program open for writing was started: \(result.termination)")
+            return
+        }
+        #expect(reason.contains("Text file busy"))
+    }
+
     @Test func aHookThatExitsOneIsReportedWithItsOutput() async throws {
         let script = try directory.script("fail.sh", "echo out; echo 'it broke' >&2; exit 1")
         let result = await HookRunner.run(Hook(id: "h1", arguments: [script]), configuration: configuration())
@@ -91,7 +127,8 @@ func readPID(_ path: String) -> Int32? {
             "loud.sh", "head -c 10485760 /dev/zero | tr '\\000' x; echo done >&2")
         var settings = configuration()
         settings.outputLimitBytes = 64 * 1024
-        let result = await HookRunner.run(Hook(id: "h1", arguments: [script], timeoutSeconds: 60), configuration: settings)
+        let result = await HookRunner.run(
+            Hook(id: "h1", arguments: [script], timeoutSeconds: 60), configuration: settings)
         #expect(result.termination == .exited(0))
         #expect(!result.timedOut)
         #expect(result.standardOutput.totalBytes == 10_485_760)
@@ -177,9 +214,11 @@ func readPID(_ path: String) -> Int32? {
     }
 
     @Test func aRelativeProgramIsResolvedAgainstTheWorkingDirectoryAndRunsThere() async throws {
-        try FileManager.default.createDirectory(atPath: directory.file("hooks"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: directory.file("hooks"), withIntermediateDirectories: true)
         _ = try directory.script("hooks/where.sh", "pwd")
-        let result = await HookRunner.run(Hook(id: "h1", arguments: ["hooks/where.sh"]), configuration: configuration())
+        let result = await HookRunner.run(
+            Hook(id: "h1", arguments: ["hooks/where.sh"]), configuration: configuration())
         #expect(result.termination == .exited(0))
         let resolvedDirectory = URL(fileURLWithPath: directory.path).resolvingSymlinksInPath().path
         #expect(result.standardOutput.text == resolvedDirectory + "\n")
@@ -187,7 +226,8 @@ func readPID(_ path: String) -> Int32? {
 
     @Test func aMissingProgramIsReportedNotThrown() async {
         let missing = await HookRunner.run(
-            Hook(id: "h1", arguments: ["no-such-program-\(UUID().uuidString)"]), configuration: configuration())
+            Hook(id: "h1", arguments: ["no-such-program-\(UUID().uuidString)"]),
+            configuration: configuration())
         guard case .failedToStart(let reason) = missing.termination else {
             Issue.record("expected failedToStart, got \(missing.termination)")
             return
@@ -197,9 +237,13 @@ func readPID(_ path: String) -> Int32? {
         #expect(empty.termination == .failedToStart("no program given"))
         let notExecutable = directory.file("data.txt")
         #expect(FileManager.default.createFile(atPath: notExecutable, contents: Data("x".utf8)))
-        let plain = await HookRunner.run(Hook(id: "h3", arguments: [notExecutable]), configuration: configuration())
+        let plain = await HookRunner.run(
+            Hook(id: "h3", arguments: [notExecutable]), configuration: configuration())
         #expect(!plain.succeeded)
-        if case .failedToStart = plain.termination {} else { Issue.record("a plain file was started: \(plain)") }
+        if case .failedToStart = plain.termination {
+        } else {
+            Issue.record("a plain file was started: \(plain)")
+        }
     }
 
     @Test func theHookInheritsNoDescriptorsButItsThreeStreams() async throws {

@@ -33,7 +33,8 @@ func eventually(guardSeconds: Double = 20, _ condition: () -> Bool) async -> Boo
     }
 
     @Test func noMoreThanTheSlotsRunAtOnce() async throws {
-        try FileManager.default.createDirectory(atPath: directory.file("running"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: directory.file("running"), withIntermediateDirectories: true)
         // A hook's marker exists from its start until just before it exits, so at any moment the
         // number of markers is at most the number of live hooks.
         let script = try directory.script(
@@ -59,7 +60,8 @@ func eventually(guardSeconds: Double = 20, _ condition: () -> Bool) async -> Boo
 
     @Test func aBurstQueuesBehindHangingHooksAndSubmitNeverWaits() async throws {
         for name in ["started"] {
-            try FileManager.default.createDirectory(atPath: directory.file(name), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: directory.file(name), withIntermediateDirectories: true)
         }
         let script = try directory.script(
             "gate.sh",
@@ -70,7 +72,8 @@ func eventually(guardSeconds: Double = 20, _ condition: () -> Bool) async -> Boo
         let runner = HookRunner(configuration: HookRunner.Configuration(maxConcurrent: 2))
         for index in 0..<6 {
             // Returns at once although both slots will be taken by hooks that wait for the gate.
-            runner.submit(Hook(id: "h\(index)", arguments: [script, directory.path, "h\(index)"], timeoutSeconds: 60))
+            runner.submit(
+                Hook(id: "h\(index)", arguments: [script, directory.path, "h\(index)"], timeoutSeconds: 60))
         }
         #expect(await eventually { entries("started").count >= 2 })
         #expect(runner.runningCount == 2)
@@ -91,7 +94,8 @@ func eventually(guardSeconds: Double = 20, _ condition: () -> Bool) async -> Boo
         for id in ids { runner.submit(Hook(id: id, arguments: [script, id, directory.file("order")])) }
         let completions = await collect(8, from: runner)
         #expect(completions.map(\.hook.id) == ids)
-        let order = try String(contentsOfFile: directory.file("order"), encoding: .utf8).split(separator: "\n")
+        let order = try String(contentsOfFile: directory.file("order"), encoding: .utf8).split(
+            separator: "\n")
         #expect(order.map(String.init) == ids)
     }
 
@@ -134,7 +138,8 @@ func eventually(guardSeconds: Double = 20, _ condition: () -> Bool) async -> Boo
         #expect(try store.pendingActions().isEmpty)
         let stored = try #require(try store.action(id: "ev-1"))
         #expect(stored.status == .done)
-        let details = try JSONSerialization.jsonObject(with: Data((stored.resultJSON ?? "").utf8)) as? [String: Any]
+        let details =
+            try JSONSerialization.jsonObject(with: Data((stored.resultJSON ?? "").utf8)) as? [String: Any]
         #expect(details?["stdout"] as? String == "ran ev-1\n")
         #expect(try store.log().last?.actionID == "ev-1")
     }

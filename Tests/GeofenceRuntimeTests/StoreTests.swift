@@ -17,7 +17,8 @@ import Testing
 
     private func event(_ id: String, at offset: Double, place: String = "home") -> StoredEvent {
         StoredEvent(
-            id: id, device: "phone", kind: "enter", place: place, date: epoch + offset, confirmedAt: epoch + offset + 30,
+            id: id, device: "phone", kind: "enter", place: place, date: epoch + offset,
+            confirmedAt: epoch + offset + 30,
             json: #"{"id":"\#(id)"}"#)
     }
 
@@ -28,7 +29,8 @@ import Testing
         #expect(try directory.mode(stateDirectory) == 0o700)
         for suffix in ["", "-wal", "-shm"] {
             let path = store.databasePath + suffix
-            #expect(FileManager.default.fileExists(atPath: path), "\(path) should exist while the store is open")
+            #expect(
+                FileManager.default.fileExists(atPath: path), "\(path) should exist while the store is open")
             #expect(try directory.mode(path) == 0o600, "\(path)")
         }
     }
@@ -36,7 +38,9 @@ import Testing
     @Test func anExistingDatabaseFileIsMadeOwnerOnly() throws {
         try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
         let path = stateDirectory + "/" + Store.fileName
-        #expect(FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o644]))
+        #expect(
+            FileManager.default.createFile(
+                atPath: path, contents: nil, attributes: [.posixPermissions: 0o644]))
         _ = try Store(directory: stateDirectory)
         #expect(try directory.mode(path) == 0o600)
     }
@@ -53,7 +57,9 @@ import Testing
         let first = try Store(directory: stateDirectory)
         try first.commit(
             Step(
-                states: [DeviceState(device: "phone", state: Data(#"{"home":"inside"}"#.utf8), updatedAt: epoch)],
+                states: [
+                    DeviceState(device: "phone", state: Data(#"{"home":"inside"}"#.utf8), updatedAt: epoch)
+                ],
                 events: [event("e1", at: 0)], actions: [action("a1"), action("a2"), action("a3")]))
         try first.markRunning("a1")
         try first.markDone("a1", outcome: ActionOutcome(succeeded: true, message: "exited with status 0"))
@@ -98,7 +104,8 @@ import Testing
         let store = try Store(directory: stateDirectory)
         try store.commit(Step(actions: [action("a1")]))
         try store.markDone(
-            "a1", outcome: ActionOutcome(succeeded: false, message: "timed out", json: #"{"signal":9}"#), at: epoch)
+            "a1", outcome: ActionOutcome(succeeded: false, message: "timed out", json: #"{"signal":9}"#),
+            at: epoch)
         let log = try store.log()
         #expect(log.count == 1)
         #expect(log.first?.kind == "action")
@@ -112,17 +119,25 @@ import Testing
     @Test func aStepIsStoredWhole() throws {
         let store = try Store(directory: stateDirectory)
         let commute = StoredCommute(
-            id: "c1", device: "phone", rule: "to-work", fromPlace: "home", toPlace: "work", start: epoch, end: nil,
+            id: "c1", device: "phone", rule: "to-work", fromPlace: "home", toPlace: "work", start: epoch,
+            end: nil,
             durationSeconds: nil, status: "open", json: #"{"id":"c1"}"#)
         try store.commit(
             Step(
                 states: [DeviceState(device: "phone", state: Data([1, 2, 3]), updatedAt: epoch)],
                 events: [event("e1", at: 0)], commutes: [commute],
-                remindersDelivered: [ReminderDelivery(rule: "milk", device: "phone", key: "2023-11-14", at: epoch)],
-                inputPositions: [InputPosition(input: "/var/log/fixes.ndjson", identity: "42:7", offset: 1234, line: 10)],
+                remindersDelivered: [
+                    ReminderDelivery(rule: "milk", device: "phone", key: "2023-11-14", at: epoch)
+                ],
+                inputPositions: [
+                    InputPosition(input: "/var/log/fixes.ndjson", identity: "42:7", offset: 1234, line: 10)
+                ],
                 actions: [action("a1")],
                 log: [LogEntry(at: epoch, level: .info, kind: "start", message: "started")]))
-        #expect(try store.deviceStates() == [DeviceState(device: "phone", state: Data([1, 2, 3]), updatedAt: epoch)])
+        #expect(
+            try store.deviceStates() == [
+                DeviceState(device: "phone", state: Data([1, 2, 3]), updatedAt: epoch)
+            ])
         #expect(try store.events() == [event("e1", at: 0)])
         #expect(try store.commutes() == [commute])
         #expect(try store.reminderDelivered(rule: "milk", device: "phone", key: "2023-11-14"))
@@ -137,7 +152,8 @@ import Testing
     @Test func laterStepsReplaceStatesCommutesAndPositionsButNotEvents() throws {
         let store = try Store(directory: stateDirectory)
         var commute = StoredCommute(
-            id: "c1", device: "phone", rule: "to-work", fromPlace: "home", toPlace: "work", start: epoch, end: nil,
+            id: "c1", device: "phone", rule: "to-work", fromPlace: "home", toPlace: "work", start: epoch,
+            end: nil,
             durationSeconds: nil, status: "open", json: "{}")
         try store.commit(
             Step(
@@ -161,7 +177,8 @@ import Testing
 
     @Test func eventsAreInTimeOrderFilteredBySinceAndLimitedToTheNewest() throws {
         let store = try Store(directory: stateDirectory)
-        try store.commit(Step(events: [event("c", at: 30), event("a", at: 10), event("d", at: 40), event("b", at: 20)]))
+        try store.commit(
+            Step(events: [event("c", at: 30), event("a", at: 10), event("d", at: 40), event("b", at: 20)]))
         #expect(try store.events().map(\.id) == ["a", "b", "c", "d"])
         #expect(try store.events(since: epoch + 20).map(\.id) == ["b", "c", "d"])
         #expect(try store.events(limit: 2).map(\.id) == ["c", "d"])
@@ -175,7 +192,8 @@ import Testing
         }
         let payload = Payload(arguments: ["notify", "$(touch /tmp/x)"], place: "Home; \"quoted\"\n")
         let store = try Store(directory: stateDirectory)
-        try store.commit(Step(actions: [try OutboxAction(id: "a1", kind: "hook", payload: payload, createdAt: epoch)]))
+        try store.commit(
+            Step(actions: [try OutboxAction(id: "a1", kind: "hook", payload: payload, createdAt: epoch)]))
         let pending = try store.pendingActions()
         #expect(try pending.first?.payload(as: Payload.self) == payload)
         #expect(pending.first?.kind == "hook")
@@ -211,8 +229,9 @@ import Testing
 
     @Test func theDefaultDirectoryFollowsXDGThenHome() {
         #expect(Store.defaultDirectory(environment: ["XDG_STATE_HOME": "/s", "HOME": "/h"]) == "/s/geofence")
-        #expect(Store.defaultDirectory(environment: ["XDG_STATE_HOME": "relative", "HOME": "/h"])
-            == "/h/.local/state/geofence")
+        #expect(
+            Store.defaultDirectory(environment: ["XDG_STATE_HOME": "relative", "HOME": "/h"])
+                == "/h/.local/state/geofence")
         #expect(Store.defaultDirectory(environment: [:]) == ".geofence-state")
     }
 

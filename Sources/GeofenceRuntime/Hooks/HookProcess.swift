@@ -20,7 +20,8 @@ enum HookProcess {
         let started = monotonicSeconds()
         func failure(_ reason: String) -> HookResult {
             HookResult(
-                termination: .failedToStart(reason), timedOut: false, durationSeconds: monotonicSeconds() - started)
+                termination: .failedToStart(reason), timedOut: false,
+                durationSeconds: monotonicSeconds() - started)
         }
 
         var environment = configuration.inheritedEnvironment
@@ -55,7 +56,8 @@ enum HookProcess {
             spawnError = withCStrings(arguments) { argv in
                 withCStrings(variables) { envp in
                     cspawn_spawn(
-                        executable, argv, envp, configuration.workingDirectory, pipes.childStdin, pipes.childStdout,
+                        executable, argv, envp, configuration.workingDirectory, pipes.childStdin,
+                        pipes.childStdout,
                         pipes.childStderr, &pid)
                 }
             }
@@ -85,7 +87,9 @@ enum HookProcess {
 
     /// The path to execute for `program`: as given if absolute, against `workingDirectory` if
     /// relative with a slash, else the first executable file of that name on `path`.
-    static func resolve(_ program: String, path: String?, workingDirectory: String?) -> Result<String, ResolveError> {
+    static func resolve(_ program: String, path: String?, workingDirectory: String?) -> Result<
+        String, ResolveError
+    > {
         if program.contains("/") {
             let resolved: String
             if program.hasPrefix("/") {
@@ -95,7 +99,8 @@ enum HookProcess {
                 resolved = base.hasSuffix("/") ? base + program : base + "/" + program
             }
             return isExecutableFile(resolved)
-                ? .success(resolved) : .failure(ResolveError(message: "\(resolved) is not an executable file"))
+                ? .success(resolved)
+                : .failure(ResolveError(message: "\(resolved) is not an executable file"))
         }
         let searchPath = path ?? "/usr/local/bin:/usr/bin:/bin"
         for directory in searchPath.split(separator: ":", omittingEmptySubsequences: false) {

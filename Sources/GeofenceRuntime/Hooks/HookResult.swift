@@ -79,7 +79,8 @@ public struct HookResult: Sendable, Equatable {
     public var json: String {
         var object: [String: JSONField] = [
             "timed_out": .bool(timedOut), "duration_seconds": .number(durationSeconds),
-            "stdout": .string(standardOutput.text), "stdout_bytes": .number(Double(standardOutput.totalBytes)),
+            "stdout": .string(standardOutput.text),
+            "stdout_bytes": .number(Double(standardOutput.totalBytes)),
             "stdout_truncated": .bool(standardOutput.truncated),
             "stderr": .string(standardError.text), "stderr_bytes": .number(Double(standardError.totalBytes)),
             "stderr_truncated": .bool(standardError.truncated),

@@ -97,9 +97,15 @@ struct Supervisor {
     /// Waits for the pipes for at most one tick (less if a deadline comes first) and serves them.
     private mutating func pollOnce(now: Double, deadline: Double) {
         var descriptors: [pollfd] = []
-        if pipes.parentStdin >= 0 { descriptors.append(pollfd(fd: pipes.parentStdin, events: Int16(POLLOUT), revents: 0)) }
-        if pipes.parentStdout >= 0 { descriptors.append(pollfd(fd: pipes.parentStdout, events: Int16(POLLIN), revents: 0)) }
-        if pipes.parentStderr >= 0 { descriptors.append(pollfd(fd: pipes.parentStderr, events: Int16(POLLIN), revents: 0)) }
+        if pipes.parentStdin >= 0 {
+            descriptors.append(pollfd(fd: pipes.parentStdin, events: Int16(POLLOUT), revents: 0))
+        }
+        if pipes.parentStdout >= 0 {
+            descriptors.append(pollfd(fd: pipes.parentStdout, events: Int16(POLLIN), revents: 0))
+        }
+        if pipes.parentStderr >= 0 {
+            descriptors.append(pollfd(fd: pipes.parentStderr, events: Int16(POLLIN), revents: 0))
+        }
 
         // Short enough that an exit is noticed promptly; the pipes wake the loop sooner when busy.
         var wait = 0.025

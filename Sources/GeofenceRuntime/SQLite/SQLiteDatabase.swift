@@ -42,7 +42,9 @@ final class SQLiteDatabase {
 
     /// The open handle, or an error once closed.
     private func connection(_ sql: String?) throws -> OpaquePointer {
-        guard let handle else { throw SQLiteError(code: SQLITE_MISUSE, message: "the database is closed", sql: sql) }
+        guard let handle else {
+            throw SQLiteError(code: SQLITE_MISUSE, message: "the database is closed", sql: sql)
+        }
         return handle
     }
 
@@ -112,7 +114,8 @@ final class SQLiteDatabase {
     @discardableResult
     func transaction<T>(_ body: () throws -> T) throws -> T {
         if inTransaction {
-            throw SQLiteError(code: SQLITE_MISUSE, message: "a transaction is already open", sql: "BEGIN IMMEDIATE")
+            throw SQLiteError(
+                code: SQLITE_MISUSE, message: "a transaction is already open", sql: "BEGIN IMMEDIATE")
         }
         try execute("BEGIN IMMEDIATE")
         let value: T
@@ -163,7 +166,8 @@ final class SQLiteStatement {
                 // Bound with its byte length, so text holding a NUL is stored whole.
                 result = Self.withTerminatedBytes(Array(text.utf8)) { pointer, count in
                     sqlite3_bind_text64(
-                        handle, index, pointer, sqlite3_uint64(count), csqlite_transient(), UInt8(SQLITE_UTF8))
+                        handle, index, pointer, sqlite3_uint64(count), csqlite_transient(), UInt8(SQLITE_UTF8)
+                    )
                 }
             case .blob(let bytes):
                 result = Self.withTerminatedBytes(Array(bytes)) { pointer, count in

@@ -16,6 +16,10 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
 
     /// The message followed by the SQL, so a log line alone says what went wrong where.
     public var description: String {
-        if let sql { "SQLite error \(code): \(message) (in: \(sql))" } else { "SQLite error \(code): \(message)" }
+        if let sql {
+            "SQLite error \(code): \(message) (in: \(sql))"
+        } else {
+            "SQLite error \(code): \(message)"
+        }
     }
 }

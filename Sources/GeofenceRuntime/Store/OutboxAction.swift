@@ -55,7 +55,8 @@ public struct OutboxAction: Sendable, Equatable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(payload)
-        self.init(id: id, kind: kind, payloadJSON: String(decoding: data, as: UTF8.self), createdAt: createdAt)
+        self.init(
+            id: id, kind: kind, payloadJSON: String(decoding: data, as: UTF8.self), createdAt: createdAt)
     }
 
     /// Decodes the payload as `type`.

@@ -12,7 +12,9 @@ enum StateDirectory {
     static func create(_ path: String) throws {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw StoreError.stateDirectory(path: path, reason: "not a directory") }
+            guard isDirectory.boolValue else {
+                throw StoreError.stateDirectory(path: path, reason: "not a directory")
+            }
             return
         }
         let parent = (path as NSString).deletingLastPathComponent

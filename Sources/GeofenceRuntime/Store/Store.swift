@@ -117,7 +117,8 @@ public final class Store: Sendable {
             for commute in step.commutes {
                 try statement.bind([
                     .text(commute.id), .text(commute.device), .text(commute.rule), .text(commute.fromPlace),
-                    .text(commute.toPlace), .real(commute.start.map(seconds)), .real(commute.end.map(seconds)),
+                    .text(commute.toPlace), .real(commute.start.map(seconds)),
+                    .real(commute.end.map(seconds)),
                     .real(commute.durationSeconds), .text(commute.status), .text(commute.json),
                 ])
                 while try statement.step() {}
@@ -128,7 +129,8 @@ public final class Store: Sendable {
                 "INSERT OR REPLACE INTO reminders_delivered(rule, device, key, at) VALUES (?, ?, ?, ?)")
             for delivery in step.remindersDelivered {
                 try statement.bind([
-                    .text(delivery.rule), .text(delivery.device), .text(delivery.key), .real(seconds(delivery.at)),
+                    .text(delivery.rule), .text(delivery.device), .text(delivery.key),
+                    .real(seconds(delivery.at)),
                 ])
                 while try statement.step() {}
             }
@@ -153,7 +155,8 @@ public final class Store: Sendable {
                 """)
             for action in step.actions {
                 try statement.bind([
-                    .text(action.id), .text(action.kind), .real(seconds(action.createdAt)), .text(action.payloadJSON),
+                    .text(action.id), .text(action.kind), .real(seconds(action.createdAt)),
+                    .text(action.payloadJSON),
                 ])
                 while try statement.step() {}
             }
@@ -210,12 +213,15 @@ public final class Store: Sendable {
                     WHERE id = ?
                     """,
                     [
-                        .text(outcome.succeeded ? OutboxAction.Status.done.rawValue : OutboxAction.Status.failed.rawValue),
+                        .text(
+                            outcome.succeeded
+                                ? OutboxAction.Status.done.rawValue : OutboxAction.Status.failed.rawValue),
                         .real(Self.seconds(date)), outcome.succeeded ? .null : .text(outcome.message),
                         .text(outcome.json), .text(id),
                     ])
                 let entry = LogEntry(
-                    at: date, level: outcome.succeeded ? .info : .error, kind: "action", message: outcome.message,
+                    at: date, level: outcome.succeeded ? .info : .error, kind: "action",
+                    message: outcome.message,
                     actionID: id, json: outcome.json)
                 try Self.insert(entry, into: database)
             }
@@ -258,11 +264,15 @@ public final class Store: Sendable {
                     SELECT rowid AS position, * FROM events WHERE date >= ? ORDER BY date DESC, rowid DESC LIMIT ?
                 ) ORDER BY date, position
                 """,
-                [.real(since.map(Self.seconds) ?? -Double.greatestFiniteMagnitude), .integer(Int64(limit ?? -1))])
+                [
+                    .real(since.map(Self.seconds) ?? -Double.greatestFiniteMagnitude),
+                    .integer(Int64(limit ?? -1)),
+                ])
             return rows.map { row in
                 StoredEvent(
                     id: row["id"].string ?? "", device: row["device"].string, kind: row["kind"].string ?? "",
-                    place: row["place"].string, date: Self.date(row["date"]) ?? Date(timeIntervalSince1970: 0),
+                    place: row["place"].string,
+                    date: Self.date(row["date"]) ?? Date(timeIntervalSince1970: 0),
                     confirmedAt: Self.date(row["confirmed_at"]), json: row["json"].string ?? "")
             }
         }
@@ -281,7 +291,8 @@ public final class Store: Sendable {
                 StoredCommute(
                     id: row["id"].string ?? "", device: row["device"].string, rule: row["rule"].string ?? "",
                     fromPlace: row["from_place"].string ?? "", toPlace: row["to_place"].string ?? "",
-                    start: Self.date(row["start"]), end: Self.date(row["end"]), durationSeconds: row["duration"].double,
+                    start: Self.date(row["start"]), end: Self.date(row["end"]),
+                    durationSeconds: row["duration"].double,
                     status: row["status"].string ?? "", json: row["json"].string ?? "")
             }
         }
@@ -300,7 +311,8 @@ public final class Store: Sendable {
     /// How far `input` was read, or `nil` if it never was.
     public func inputPosition(_ input: String) throws -> InputPosition? {
         try database.withLock { database in
-            try database.query("SELECT * FROM input_positions WHERE input = ?", [.text(input)]).first.map { row in
+            try database.query("SELECT * FROM input_positions WHERE input = ?", [.text(input)]).first.map {
+                row in
                 InputPosition(
                     input: row["input"].string ?? input, identity: row["identity"].string,
                     offset: row["offset"].int64 ?? 0, line: row["line"].int64 ?? 0)
@@ -335,14 +347,16 @@ public final class Store: Sendable {
         try database.run(
             "INSERT INTO log(at, level, kind, message, action_id, json) VALUES (?, ?, ?, ?, ?, ?)",
             [
-                .real(seconds(entry.at)), .text(entry.level.rawValue), .text(entry.kind), .text(entry.message),
+                .real(seconds(entry.at)), .text(entry.level.rawValue), .text(entry.kind),
+                .text(entry.message),
                 .text(entry.actionID), .text(entry.json),
             ])
     }
 
     private static func action(from row: SQLiteRow) -> OutboxAction {
         var action = OutboxAction(
-            id: row["id"].string ?? "", kind: row["kind"].string ?? "", payloadJSON: row["action_json"].string ?? "",
+            id: row["id"].string ?? "", kind: row["kind"].string ?? "",
+            payloadJSON: row["action_json"].string ?? "",
             createdAt: date(row["created_at"]) ?? Date(timeIntervalSince1970: 0))
         action.status = row["status"].string.flatMap(OutboxAction.Status.init(rawValue:)) ?? .pending
         action.attempts = Int(row["attempts"].int64 ?? 0)

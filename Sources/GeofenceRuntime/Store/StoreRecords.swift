@@ -36,7 +36,8 @@ public struct StoredEvent: Sendable, Equatable {
 
     /// Makes an event record from its parts.
     public init(
-        id: String, device: String?, kind: String, place: String?, date: Date, confirmedAt: Date?, json: String
+        id: String, device: String?, kind: String, place: String?, date: Date, confirmedAt: Date?,
+        json: String
     ) {
         self.id = id
         self.device = device
@@ -73,7 +74,8 @@ public struct StoredCommute: Sendable, Equatable {
 
     /// Makes a commute record from its parts.
     public init(
-        id: String, device: String?, rule: String, fromPlace: String, toPlace: String, start: Date?, end: Date?,
+        id: String, device: String?, rule: String, fromPlace: String, toPlace: String, start: Date?,
+        end: Date?,
         durationSeconds: Double?, status: String, json: String
     ) {
         self.id = id
@@ -158,7 +160,8 @@ public struct LogEntry: Sendable, Equatable {
 
     /// Makes a log entry from its parts.
     public init(
-        sequence: Int64? = nil, at: Date, level: Level, kind: String, message: String, actionID: String? = nil,
+        sequence: Int64? = nil, at: Date, level: Level, kind: String, message: String,
+        actionID: String? = nil,
         json: String? = nil
     ) {
         self.sequence = sequence
