@@ -35,6 +35,15 @@ import Testing
         }
     }
 
+    @Test func aSecondStoreOnTheSameDirectoryIsRefusedUntilTheFirstCloses() throws {
+        let first = try Store(directory: stateDirectory)
+        #expect(throws: StoreError.locked(stateDirectory)) { _ = try Store(directory: stateDirectory) }
+        #expect(try directory.mode(stateDirectory + "/lock") == 0o600)
+        first.close()
+        let second = try Store(directory: stateDirectory)
+        #expect(try second.schemaVersion() == StoreSchema.migrations.count)
+    }
+
     @Test func anExistingDatabaseFileIsMadeOwnerOnly() throws {
         try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
         let path = stateDirectory + "/" + Store.fileName

@@ -7,6 +7,9 @@ import Synchronization
 /// The database is `<directory>/geofence.sqlite` in write-ahead-log mode. The directory is created
 /// with mode 0700 and the database and its -wal and -shm files with mode 0600.
 ///
+/// Only one store at a time may have a state directory open (an exclusive `flock` on
+/// `<directory>/lock`): two runs sharing an outbox would both run its pending actions.
+///
 /// The store is safe to share between threads: one lock serialises every use of its single
 /// connection, so each ``commit(_:)`` is one transaction that no other call interleaves with.
 public final class Store: Sendable {
@@ -37,6 +40,7 @@ public final class Store: Sendable {
     /// The database file's path.
     public let databasePath: String
     private let database: Mutex<SQLiteDatabase>
+    private let directoryLock: StateLock
 
     /// Opens the store in `directory`, creating the directory, the database and its tables as needed.
     ///
@@ -46,6 +50,7 @@ public final class Store: Sendable {
         self.directory = directory
         databasePath = directory.hasSuffix("/") ? directory + Self.fileName : directory + "/" + Self.fileName
         try StateDirectory.create(directory)
+        directoryLock = try StateLock(directory: directory)
         try StateDirectory.createPrivateFile(databasePath)
         let connection = try SQLiteDatabase(path: databasePath)
         let mode = try connection.query("PRAGMA journal_mode=WAL").first?.values.first?.string ?? "unknown"
@@ -58,9 +63,10 @@ public final class Store: Sendable {
         database = Mutex(connection)
     }
 
-    /// Closes the database; every later call throws.
+    /// Closes the database and releases the state directory; every later call throws.
     public func close() {
         database.withLock { $0.close() }
+        directoryLock.release()
     }
 
     /// The schema version of the open database.

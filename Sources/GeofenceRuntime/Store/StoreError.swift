@@ -4,6 +4,8 @@ public enum StoreError: Error, CustomStringConvertible, Equatable, Sendable {
     case stateDirectory(path: String, reason: String)
     /// The database was written by a newer geofence, whose schema this one does not know.
     case newerSchema(found: Int, known: Int)
+    /// Another store (another geofence run) has the state directory open.
+    case locked(String)
     /// SQLite would not switch the database to write-ahead logging.
     case journalMode(String)
     /// No action in the outbox has this id.
@@ -17,6 +19,7 @@ public enum StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         case .stateDirectory(let path, let reason): "state directory \(path): \(reason)"
         case .newerSchema(let found, let known):
             "the store has schema version \(found), newer than this geofence knows (\(known)); upgrade geofence"
+        case .locked(let path): "state directory \(path) is in use by another geofence run"
         case .journalMode(let mode): "SQLite kept journal mode \(mode) instead of wal"
         case .unknownAction(let id): "no action with id \(id) in the outbox"
         case .actionFinished(let id): "action \(id) has already finished"
