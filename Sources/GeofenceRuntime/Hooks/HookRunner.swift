@@ -103,7 +103,7 @@ public final class HookRunner: Sendable {
     /// How hooks are run.
     public let configuration: Configuration
     /// Each finished hook with its result, in the order they finish; ends after ``finish()`` once
-    /// every queued hook has run.
+    /// every queued hook has run. Read it from one task: each completion is delivered once.
     public let completions: AsyncStream<HookCompletion>
     private let continuation: AsyncStream<HookCompletion>.Continuation
     private let queue = Mutex(Queue())
