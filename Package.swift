@@ -20,6 +20,15 @@ let package = Package(
             pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"])]
         ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+
+        // posix_spawn's glibc extensions (closefrom, chdir), pipe2 and waitid's siginfo fields are
+        // hidden behind _GNU_SOURCE or macros Swift cannot import; this tiny C target exposes them.
+        .target(name: "CSpawn"),
 
         // Location types, geometry, conditions, the monitor and the visit detector.
         .target(name: "Geofence", dependencies: ["CGEOS"]),
@@ -27,8 +36,11 @@ let package = Package(
         // The rules file, triggers, guards, reminders and commutes: events in, actions out.
         .target(name: "GeofenceRules", dependencies: ["Geofence", "CYAML"]),
 
+        // The headless runtime: the SQLite store, the hook runner, the long-running loop.
+        .target(name: "GeofenceRuntime", dependencies: ["Geofence", "GeofenceRules", "CSQLite", "CSpawn"]),
+
         // The command line.
-        .executableTarget(name: "geofence", dependencies: ["Geofence", "GeofenceRules"]),
+        .executableTarget(name: "geofence", dependencies: ["Geofence", "GeofenceRules", "GeofenceRuntime"]),
 
         // Micro-benchmarks, printed by `make bench`; never timed inside `swift test`.
         .executableTarget(
@@ -39,6 +51,7 @@ let package = Package(
 
         .testTarget(name: "GeofenceTests", dependencies: ["Geofence"]),
         .testTarget(name: "GeofenceRulesTests", dependencies: ["GeofenceRules"]),
+        .testTarget(name: "GeofenceRuntimeTests", dependencies: ["GeofenceRuntime"]),
     ],
     swiftLanguageModes: [.v6]
 )
