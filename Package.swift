@@ -19,17 +19,25 @@ let package = Package(
         // Location types, geometry, conditions, the monitor and the visit detector.
         .target(name: "Geofence", dependencies: ["CGEOS"]),
 
+        // Tracker output (NDJSON, OwnTracks, Recorder .rec, GPX, CSV) read into fixes and visits.
+        .target(name: "GeofenceInput", dependencies: ["Geofence"]),
+
         // The command line.
         .executableTarget(name: "geofence", dependencies: ["Geofence"]),
 
         // Micro-benchmarks, printed by `make bench`; never timed inside `swift test`.
         .executableTarget(
             name: "geofence-bench",
-            dependencies: ["Geofence"],
+            dependencies: ["Geofence", "GeofenceInput"],
             path: "Sources/GeofenceBench"
         ),
 
         .testTarget(name: "GeofenceTests", dependencies: ["Geofence"]),
+        .testTarget(
+            name: "GeofenceInputTests",
+            dependencies: ["GeofenceInput"],
+            resources: [.copy("Data")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
