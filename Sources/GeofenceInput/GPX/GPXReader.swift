@@ -38,6 +38,13 @@ public enum GPXReader {
                 source: source, line: parser.lineNumber, column: parser.columnNumber,
                 message: "the XML is malformed here (XMLParser error \(code))", kind: .malformed))
         }
+        // XMLParser on Linux can report success for a document cut off mid-element (a file
+        // still being written); an element left open is the sign.
+        if parsed, let open = delegate.openElement {
+            delegate.errors.append(InputError(
+                source: source, line: parser.lineNumber,
+                message: "the document ends inside <\(open)>", kind: .malformed))
+        }
         if !delegate.sawRoot, delegate.errors.isEmpty {
             delegate.errors.append(InputError(source: source, line: 0, message: "no GPX document found", kind: .malformed))
         }
@@ -67,6 +74,10 @@ private final class GPXDelegate: NSObject, XMLParserDelegate {
     }
 
     private var depth = 0
+    private var openNames: [String] = []
+
+    /// The innermost element not yet closed, if any.
+    var openElement: String? { openNames.last }
     private var point: Point?
     private var capturing: String?
     private var text = ""
@@ -86,6 +97,7 @@ private final class GPXDelegate: NSObject, XMLParserDelegate {
     ) {
         let name = Self.localName(elementName)
         depth += 1
+        openNames.append(elementName)
         if !sawRoot {
             sawRoot = true
             guard name == "gpx" else {
@@ -121,7 +133,10 @@ private final class GPXDelegate: NSObject, XMLParserDelegate {
     func parser(
         _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?
     ) {
-        defer { depth -= 1 }
+        defer {
+            depth -= 1
+            _ = openNames.popLast()
+        }
         let name = Self.localName(elementName)
         if let field = capturing, field == name {
             let value = text.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -99,9 +99,11 @@ struct JSONFields {
     }
 
     /// The coordinate from two members, both required.
-    func coordinate(_ latitudeKey: JSONKey, _ longitudeKey: JSONKey, what: String) throws(InputError) -> Coordinate {
-        guard let latitude = try number(latitudeKey, lenient: true) else { throw missing(latitudeKey, what) }
-        guard let longitude = try number(longitudeKey, lenient: true) else { throw missing(longitudeKey, what) }
+    func coordinate(
+        _ latitudeKey: JSONKey, _ longitudeKey: JSONKey, lenient: Bool, what: String
+    ) throws(InputError) -> Coordinate {
+        guard let latitude = try number(latitudeKey, lenient: lenient) else { throw missing(latitudeKey, what) }
+        guard let longitude = try number(longitudeKey, lenient: lenient) else { throw missing(longitudeKey, what) }
         return try context.coordinate(
             latitude: latitude, latitudeText: quoted(token(latitudeKey)), latitudeField: latitudeKey.name,
             longitude: longitude, longitudeText: quoted(token(longitudeKey)), longitudeField: longitudeKey.name)

@@ -16,7 +16,7 @@ enum NDJSONRecord {
     }
 
     private static func fix(_ fields: JSONFields) throws(InputError) -> Fix {
-        let coordinate = try fields.coordinate(.latitude, .longitude, what: "a fix needs latitude and longitude")
+        let coordinate = try fields.coordinate(.latitude, .longitude, lenient: false, what: "a fix needs latitude and longitude")
         let timeKey = fields.first(.timestamp, .time)
         guard let timeKey, let timestamp = try fields.time(timeKey) else {
             throw fields.context.error(
@@ -41,7 +41,7 @@ enum NDJSONRecord {
     }
 
     private static func visit(_ fields: JSONFields) throws(InputError) -> Visit {
-        let coordinate = try fields.coordinate(.latitude, .longitude, what: "a visit needs latitude and longitude")
+        let coordinate = try fields.coordinate(.latitude, .longitude, lenient: false, what: "a visit needs latitude and longitude")
         guard let accuracyKey = fields.first(.horizontalAccuracy, .accuracy),
             let accuracy = try fields.finiteNumber(accuracyKey)
         else {

@@ -31,7 +31,7 @@ enum OwnTracksRecord {
     }
 
     private static func location(_ fields: JSONFields, fallbackTime: Date?) throws(InputError) -> Fix {
-        let coordinate = try fields.coordinate(.lat, .lon, what: "a location needs lat and lon")
+        let coordinate = try fields.coordinate(.lat, .lon, lenient: true, what: "a location needs lat and lon")
         guard let timestamp = try fields.unixSeconds(.tst) ?? fallbackTime else {
             throw fields.missing(.tst, "a location needs its time in Unix seconds")
         }
@@ -59,7 +59,7 @@ enum OwnTracksRecord {
         }
         var coordinate: Coordinate?
         if fields.has(.lat) || fields.has(.lon) {
-            coordinate = try fields.coordinate(.lat, .lon, what: "a position needs both lat and lon")
+            coordinate = try fields.coordinate(.lat, .lon, lenient: true, what: "a position needs both lat and lon")
         }
         let label = try fields.string(.tid)
         return OwnTracksTransition(
