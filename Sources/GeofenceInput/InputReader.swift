@@ -16,7 +16,9 @@ public enum InputReader {
             return readAll(data: data, source: name, format: format, timeZone: timeZone, deviceId: deviceId)
         } catch {
             return InputBatch(errors: [
-                InputError(source: name, line: 0, message: "cannot be read: \(error.localizedDescription)", kind: .unreadable)
+                InputError(
+                    source: name, line: 0, message: "cannot be read: \(error.localizedDescription)",
+                    kind: .unreadable)
             ])
         }
     }
@@ -25,7 +27,8 @@ public enum InputReader {
     /// (after a byte-order mark and whitespace) with `<`; otherwise line by line with
     /// ``LineDecoder``. Lines are numbered from 1 and may end in `\n` or `\r\n`.
     public static func readAll(
-        data: Data, source: String, format: InputFormat = .auto, timeZone: TimeZone = .gmt, deviceId: String? = nil
+        data: Data, source: String, format: InputFormat = .auto, timeZone: TimeZone = .gmt,
+        deviceId: String? = nil
     ) -> InputBatch {
         if format == .gpx || (format == .auto && looksLikeXML(data)) {
             return GPXReader.read(data: data, source: source)
@@ -40,7 +43,9 @@ public enum InputReader {
                 var lineEnd = lineStart
                 while lineEnd < bytes.count, bytes[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
                 number += 1
-                switch decoder.decode(bytes: UnsafeBufferPointer(rebasing: bytes[lineStart..<lineEnd]), number: number) {
+                switch decoder.decode(
+                    bytes: UnsafeBufferPointer(rebasing: bytes[lineStart..<lineEnd]), number: number)
+                {
                 case .success(let record?): batch.records.append(record)
                 case .success(nil): break
                 case .failure(let error): batch.errors.append(error)

@@ -30,7 +30,8 @@ struct CSVCase: Sendable, CustomTestStringConvertible {
             "LATITUDE\tLONGITUDE\tTRACKED_AT\tALTITUDE", "47.1\t8.5\t2023-11-14T23:13:20+01:00\t410.5",
             Fix(timestamp: unix(1_700_000_000), coordinate: at(47.1, 8.5), altitude: 410.5)),
         CSVCase(
-            #""latitude";"longitude";"date";"horizontal_accuracy";"device""#, #""47.1";"8.5";"2023-11-14 22:13:20";"-1";"my ""phone""""#,
+            #""latitude";"longitude";"date";"horizontal_accuracy";"device""#,
+            #""47.1";"8.5";"2023-11-14 22:13:20";"-1";"my ""phone""""#,
             Fix(timestamp: unix(1_700_000_000), coordinate: at(47.1, 8.5), deviceId: #"my "phone""#)),
         // A decimal comma in a semicolon-separated file.
         CSVCase(
@@ -41,7 +42,8 @@ struct CSVCase: Sendable, CustomTestStringConvertible {
             "time,lat,lon,elevation,accuracy,bearing,speed,satellites,provider,hdop,timestamp_ms",
             "2023-11-14T22:13:20.500Z,47.1,8.5,400,4.0,90.5,1.5,9,gps,0.9,1700000000500",
             Fix(
-                timestamp: unix(1_700_000_000.5), coordinate: at(47.1, 8.5), horizontalAccuracy: 4, altitude: 400,
+                timestamp: unix(1_700_000_000.5), coordinate: at(47.1, 8.5), horizontalAccuracy: 4,
+                altitude: 400,
                 speed: 1.5, course: 90.5)),
         // Empty optional cells are unknown.
         CSVCase(
@@ -63,10 +65,14 @@ struct CSVCase: Sendable, CustomTestStringConvertible {
 
     static let badRows: [BadLine] = [
         BadLine("47.1,8.5", "track.csv:7: has 2 values; the header needs at least 4", .malformed),
-        BadLine("95,8.5,1700000000,3", #"track.csv:7: field "lat": 95 is outside -90...90"#, .invalidCoordinate),
-        BadLine("NaN,8.5,1700000000,3", #"track.csv:7: field "lat": NaN is not a finite number"#, .invalidCoordinate),
+        BadLine(
+            "95,8.5,1700000000,3", #"track.csv:7: field "lat": 95 is outside -90...90"#, .invalidCoordinate),
+        BadLine(
+            "NaN,8.5,1700000000,3", #"track.csv:7: field "lat": NaN is not a finite number"#,
+            .invalidCoordinate),
         BadLine(",8.5,1700000000,3", #"track.csv:7: field "lat": missing"#, .missingField),
-        BadLine("north,8.5,1700000000,3", #"track.csv:7: field "lat": "north" is not a number"#, .invalidField),
+        BadLine(
+            "north,8.5,1700000000,3", #"track.csv:7: field "lat": "north" is not a number"#, .invalidField),
         BadLine(
             "47.1,8.5,yesterday,3",
             #"track.csv:7: field "Time": "yesterday" is neither an ISO 8601 time, "yyyy-MM-dd HH:mm:ss" nor Unix seconds or milliseconds"#,

@@ -59,7 +59,9 @@ struct GPXFileCase: Sendable, CustomTestStringConvertible {
         // 2016-05-27T10:08:47.8Z; hdop 16.2 gives no accuracy.
         #expect(
             fixes == [
-                Fix(timestamp: unix(1_464_343_727.8), coordinate: at(43.309634, 3.515386), altitude: -14.6, label: "test")
+                Fix(
+                    timestamp: unix(1_464_343_727.8), coordinate: at(43.309634, 3.515386), altitude: -14.6,
+                    label: "test")
             ])
     }
 

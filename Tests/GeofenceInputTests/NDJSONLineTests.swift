@@ -13,7 +13,8 @@ import Testing
             #"{"latitude":47.3769,"longitude":8.5417,"time":"2023-11-14T23:13:20.5+01:00","horizontalAccuracy":12.5,"altitude":408,"verticalAccuracy":3,"speed":1.4,"course":270,"floor":2,"deviceId":"phone","label":"walk"}"#,
             .fix(
                 Fix(
-                    timestamp: unix(1_700_000_000.5), coordinate: at(47.3769, 8.5417), horizontalAccuracy: 12.5,
+                    timestamp: unix(1_700_000_000.5), coordinate: at(47.3769, 8.5417),
+                    horizontalAccuracy: 12.5,
                     altitude: 408, verticalAccuracy: 3, speed: 1.4, course: 270, floor: 2, deviceId: "phone",
                     label: "walk"))),
         // Aliases; accuracy 0 means unknown; escapes in strings; null is unknown.
@@ -46,7 +47,9 @@ import Testing
         GoodLine(
             #"{"type":"visit","latitude":47.37,"longitude":8.54,"horizontalAccuracy":35,"arrival":"2023-11-14T22:13:20Z","departure":null}"#,
             .visit(
-                Visit(coordinate: at(47.37, 8.54), horizontalAccuracy: 35, arrival: unix(1_700_000_000), departure: nil))),
+                Visit(
+                    coordinate: at(47.37, 8.54), horizontalAccuracy: 35, arrival: unix(1_700_000_000),
+                    departure: nil))),
         GoodLine(
             #"{"type":"visit","latitude":47.37,"longitude":8.54,"accuracy":20,"arrival":1700000000000,"departure":"2023-11-14T23:13:20Z"}"#,
             .visit(
@@ -80,10 +83,12 @@ import Testing
             #"fixes.ndjson:17: field "longitude": 180.0001 is outside -180...180"#, .invalidCoordinate),
         BadLine(
             #"{"longitude":8.5,"timestamp":1700000000000}"#,
-            #"fixes.ndjson:17: field "latitude": missing (a fix needs latitude and longitude)"#, .missingField),
+            #"fixes.ndjson:17: field "latitude": missing (a fix needs latitude and longitude)"#, .missingField
+        ),
         BadLine(
             #"{"latitude":null,"longitude":8.5,"timestamp":1700000000000}"#,
-            #"fixes.ndjson:17: field "latitude": missing (a fix needs latitude and longitude)"#, .missingField),
+            #"fixes.ndjson:17: field "latitude": missing (a fix needs latitude and longitude)"#, .missingField
+        ),
         BadLine(
             #"{"latitude":"47.1","longitude":8.5,"timestamp":1700000000000}"#,
             #"fixes.ndjson:17: field "latitude": expected a number, found the string "47.1""#, .invalidField),
@@ -165,7 +170,9 @@ import Testing
     }
 
     @Test func aNonObjectIsMalformedWhenNDJSONIsForced() {
-        #expect(decodeOne("[1,2]", format: .ndjson).failure?.description == "fixes.ndjson:17:1: expected a JSON object")
+        #expect(
+            decodeOne("[1,2]", format: .ndjson).failure?.description
+                == "fixes.ndjson:17:1: expected a JSON object")
     }
 
     @Test(arguments: ["", "   ", "\r", "# a comment", "\u{FEFF}"])
@@ -175,27 +182,34 @@ import Testing
 
     @Test func readsTimesWithoutZoneInTheGivenTimeZone() throws {
         let zurich = try #require(TimeZone(identifier: "Europe/Zurich"))
-        let winter = decodeOne(#"{"latitude":1,"longitude":2,"time":"2023-11-14T23:13:20"}"#, timeZone: zurich)
+        let winter = decodeOne(
+            #"{"latitude":1,"longitude":2,"time":"2023-11-14T23:13:20"}"#, timeZone: zurich)
         #expect(winter.success??.fix?.timestamp == unix(1_700_000_000))
         // Summer time: two hours ahead of UTC.
-        let summer = decodeOne(#"{"latitude":1,"longitude":2,"time":"2023-07-01T12:00:00"}"#, timeZone: zurich)
+        let summer = decodeOne(
+            #"{"latitude":1,"longitude":2,"time":"2023-07-01T12:00:00"}"#, timeZone: zurich)
         #expect(summer.success??.fix?.timestamp == unix(1_688_205_600))
         // An explicit offset wins over the zone.
-        let explicit = decodeOne(#"{"latitude":1,"longitude":2,"time":"2023-07-01T12:00:00Z"}"#, timeZone: zurich)
+        let explicit = decodeOne(
+            #"{"latitude":1,"longitude":2,"time":"2023-07-01T12:00:00Z"}"#, timeZone: zurich)
         #expect(explicit.success??.fix?.timestamp == unix(1_688_212_800))
     }
 
     @Test func usesTheDecodersDeviceWhenTheLineNamesNone() {
-        let unnamed = decodeOne(#"{"latitude":1,"longitude":2,"timestamp":1700000000000}"#, deviceId: "jane/phone")
+        let unnamed = decodeOne(
+            #"{"latitude":1,"longitude":2,"timestamp":1700000000000}"#, deviceId: "jane/phone")
         #expect(unnamed.success??.fix?.deviceId == "jane/phone")
         let named = decodeOne(
-            #"{"latitude":1,"longitude":2,"timestamp":1700000000000,"deviceId":"watch"}"#, deviceId: "jane/phone")
+            #"{"latitude":1,"longitude":2,"timestamp":1700000000000,"deviceId":"watch"}"#,
+            deviceId: "jane/phone")
         #expect(named.success??.fix?.deviceId == "watch")
     }
 
     @Test func aBadLineDoesNotDisturbTheNext() {
         var decoder = LineDecoder(source: "fixes.ndjson")
-        #expect(decoder.decode(#"{"latitude":91,"longitude":0,"timestamp":1700000000000}"#, number: 1).failure != nil)
+        #expect(
+            decoder.decode(#"{"latitude":91,"longitude":0,"timestamp":1700000000000}"#, number: 1).failure
+                != nil)
         #expect(decoder.decode(#"{"latitude":"#, number: 2).failure?.kind == .malformed)
         let next = decoder.decode(#"{"latitude":1,"longitude":0,"timestamp":1700000000000}"#, number: 3)
         #expect(next == .success(.fix(Fix(timestamp: unix(1_700_000_000), coordinate: at(1, 0)))))

@@ -17,7 +17,10 @@ import Testing
         // Without a topic, tid stands in for the device.
         GoodLine(
             #"{"_type":"location","lat":52.52,"lon":13.405,"tst":1700000000,"tid":"jj","acc":0}"#,
-            .fix(Fix(timestamp: unix(1_700_000_000), coordinate: at(52.52, 13.405), deviceId: "jj", label: "jj"))),
+            .fix(
+                Fix(
+                    timestamp: unix(1_700_000_000), coordinate: at(52.52, 13.405), deviceId: "jj", label: "jj"
+                ))),
         // Quoted numbers, as some bridges send them; a leading slash in the topic.
         GoodLine(
             #"{"_type":"location","lat":"52.52","lon":"13.405","tst":"1700000000","topic":"/owntracks/jane/phone"}"#,
@@ -27,7 +30,8 @@ import Testing
             .transition(
                 OwnTracksTransition(
                     timestamp: unix(1_700_000_000), event: "leave", regionName: "Home",
-                    regionTimestamp: unix(1_690_000_000), coordinate: at(52.52, 13.405), horizontalAccuracy: 10,
+                    regionTimestamp: unix(1_690_000_000), coordinate: at(52.52, 13.405),
+                    horizontalAccuracy: 10,
                     trigger: "c", deviceId: "jane/phone", label: "jj"))),
         GoodLine(
             #"{"_type":"transition","tst":1700000000,"event":"enter"}"#,
@@ -46,8 +50,10 @@ import Testing
             .ignored(kind: "card", reason: "a user card (name and picture), not a position")),
         GoodLine(
             #"{"_type":"encrypted","data":"xyz"}"#,
-            .ignored(kind: "encrypted", reason: "an encrypted payload; reading it needs the device's secret key")),
-        GoodLine(#"{"_type":"cmd","action":"reportLocation"}"#, .ignored(kind: "cmd", reason: "not a position")),
+            .ignored(
+                kind: "encrypted", reason: "an encrypted payload; reading it needs the device's secret key")),
+        GoodLine(
+            #"{"_type":"cmd","action":"reportLocation"}"#, .ignored(kind: "cmd", reason: "not a position")),
         GoodLine(
             #"{"_type":"teleport"}"#,
             .ignored(kind: "teleport", reason: "an OwnTracks message type this reader does not know")),
@@ -68,7 +74,8 @@ import Testing
             #"owntracks.json:3: field "lat": "nan" is not a finite number"#, .invalidCoordinate),
         BadLine(
             #"{"_type":"location","lat":52.5,"lon":13.4}"#,
-            #"owntracks.json:3: field "tst": missing (a location needs its time in Unix seconds)"#, .missingField),
+            #"owntracks.json:3: field "tst": missing (a location needs its time in Unix seconds)"#,
+            .missingField),
         BadLine(
             #"{"_type":"location","lon":13.4,"tst":1700000000}"#,
             #"owntracks.json:3: field "lat": missing (a location needs lat and lon)"#, .missingField),
@@ -77,7 +84,8 @@ import Testing
             #"owntracks.json:3: field "lat": expected a number, found the string "north""#, .invalidField),
         BadLine(
             #"{"_type":"transition","tst":1700000000,"desc":"Home"}"#,
-            #"owntracks.json:3: field "event": missing (a transition says "enter" or "leave")"#, .missingField),
+            #"owntracks.json:3: field "event": missing (a transition says "enter" or "leave")"#, .missingField
+        ),
         BadLine(
             #"{"_type":"transition","tst":1700000000,"event":"enter","lat":52.5}"#,
             #"owntracks.json:3: field "lon": missing (a position needs both lat and lon)"#, .missingField),
@@ -97,7 +105,9 @@ import Testing
         let error = decodeOne(
             #"{"lat":52.5,"lon":13.4,"tst":1700000000}"#, format: .owntracks, source: "o.json", number: 1
         ).failure
-        #expect(error?.description == #"o.json:1: field "_type": missing (every OwnTracks message names its type)"#)
+        #expect(
+            error?.description
+                == #"o.json:1: field "_type": missing (every OwnTracks message names its type)"#)
     }
 }
 
@@ -106,7 +116,10 @@ import Testing
         // The Recorder pads the relative topic to 18 characters.
         GoodLine(
             "2023-11-14T22:13:20Z\t*                 \t{\"_type\":\"location\",\"lat\":52.52,\"lon\":13.405,\"tst\":1700000000,\"tid\":\"jj\"}",
-            .fix(Fix(timestamp: unix(1_700_000_000), coordinate: at(52.52, 13.405), deviceId: "jane/phone", label: "jj"))),
+            .fix(
+                Fix(
+                    timestamp: unix(1_700_000_000), coordinate: at(52.52, 13.405), deviceId: "jane/phone",
+                    label: "jj"))),
         // Without tst in the payload, the line's own time is used.
         GoodLine(
             "2023-11-14T22:13:21Z\t*                 \t{\"_type\":\"location\",\"lat\":52.52,\"lon\":13.405}",
@@ -115,7 +128,8 @@ import Testing
             "2023-11-14T22:13:20Z\tevent             \t{\"_type\":\"transition\",\"tst\":1700000000,\"event\":\"enter\",\"desc\":\"Work\"}",
             .transition(
                 OwnTracksTransition(
-                    timestamp: unix(1_700_000_000), event: "enter", regionName: "Work", deviceId: "jane/phone"))),
+                    timestamp: unix(1_700_000_000), event: "enter", regionName: "Work", deviceId: "jane/phone"
+                ))),
         GoodLine(
             "2023-11-14T22:13:20Z\tstatus            \t42",
             .ignored(kind: "rec", reason: "payload is not JSON (relative topic status)")),
@@ -126,13 +140,17 @@ import Testing
 
     @Test(arguments: goodLines)
     func readsGoodLines(_ good: GoodLine) {
-        #expect(decodeOne(good.line, source: "2023-11.rec", deviceId: "jane/phone") == .success(good.expected))
         #expect(
-            decodeOne(good.line, format: .rec, source: "2023-11.rec", deviceId: "jane/phone") == .success(good.expected))
+            decodeOne(good.line, source: "2023-11.rec", deviceId: "jane/phone") == .success(good.expected))
+        #expect(
+            decodeOne(good.line, format: .rec, source: "2023-11.rec", deviceId: "jane/phone")
+                == .success(good.expected))
     }
 
     static let badLines: [BadLine] = [
-        BadLine("2023-11-14T22:13:20Z\t*", "2023-11.rec:4:1: an OwnTracks Recorder line is time<TAB>topic<TAB>payload", .malformed),
+        BadLine(
+            "2023-11-14T22:13:20Z\t*",
+            "2023-11.rec:4:1: an OwnTracks Recorder line is time<TAB>topic<TAB>payload", .malformed),
         BadLine(
             "2023-11-14T22:13:20Z\t*                 \t{\"_type\":\"location\",\"lat\":52.52,",
             "2023-11.rec:4:73: expected a member name in quotes", .malformed),

@@ -49,7 +49,9 @@ struct CSVHeader: Sendable {
 
     /// The separator that occurs most often outside quotes; ties go to tab, then `;`, then `,`
     /// (a tab or semicolon is rarely inside a value, a comma often is).
-    private static func detectDelimiter(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> UInt8 {
+    private static func detectDelimiter(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int)
+        -> UInt8
+    {
         var counts: [UInt8: Int] = [UInt8(ascii: "\t"): 0, UInt8(ascii: ";"): 0, UInt8(ascii: ","): 0]
         var quoted = false
         for index in start..<end {

@@ -31,20 +31,28 @@ public struct CSVReader: Sendable {
 
     /// Reads one line (without its line break); `nil` for a blank line, a `#` comment or the
     /// header itself.
-    public mutating func decode(_ line: some StringProtocol, number: Int) -> Result<InputRecord?, InputError> {
+    @inlinable
+    public mutating func decode(_ line: some StringProtocol, number: Int) -> Result<InputRecord?, InputError>
+    {
         var text = String(line)
         return text.withUTF8 { decode(bytes: $0, number: number) }
     }
 
     /// Reads one line given as UTF-8 bytes (without its line break).
-    public mutating func decode(utf8 line: some Collection<UInt8>, number: Int) -> Result<InputRecord?, InputError> {
+    @inlinable
+    public mutating func decode(utf8 line: some Collection<UInt8>, number: Int) -> Result<
+        InputRecord?, InputError
+    > {
         if let result = line.withContiguousStorageIfAvailable({ decode(bytes: $0, number: number) }) {
             return result
         }
         return Array(line).withUnsafeBufferPointer { decode(bytes: $0, number: number) }
     }
 
-    mutating func decode(bytes: UnsafeBufferPointer<UInt8>, number: Int) -> Result<InputRecord?, InputError> {
+    /// Reads one line from a buffer that is only valid for the call.
+    public mutating func decode(bytes: UnsafeBufferPointer<UInt8>, number: Int) -> Result<
+        InputRecord?, InputError
+    > {
         let (start, end) = LineBytes.trim(bytes)
         if start == end || bytes[start] == UInt8(ascii: "#") { return .success(nil) }
         let context = LineContext(source: source, line: number, zone: zone, defaultDeviceId: deviceId)
@@ -53,8 +61,10 @@ public struct CSVReader: Sendable {
                 self.header = found
                 return .success(nil)
             }
-            return .failure(context.error(
-                "no CSV header naming latitude, longitude and time columns has been read yet", kind: .unrecognized))
+            return .failure(
+                context.error(
+                    "no CSV header naming latitude, longitude and time columns has been read yet",
+                    kind: .unrecognized))
         }
         do throws(InputError) {
             return .success(try row(bytes, start, end, header: header, context: context))
@@ -93,16 +103,20 @@ public struct CSVReader: Sendable {
             throw context.error(field: name, "\"\(cell.text(bytes))\" is not a number", kind: .invalidField)
         }
         guard let latitude = try number(.latitude), let (latitudeCell, latitudeName) = cell(.latitude) else {
-            throw context.error(field: header.names[header.indices[.latitude] ?? 0], "missing", kind: .missingField)
+            throw context.error(
+                field: header.names[header.indices[.latitude] ?? 0], "missing", kind: .missingField)
         }
-        guard let longitude = try number(.longitude), let (longitudeCell, longitudeName) = cell(.longitude) else {
-            throw context.error(field: header.names[header.indices[.longitude] ?? 0], "missing", kind: .missingField)
+        guard let longitude = try number(.longitude), let (longitudeCell, longitudeName) = cell(.longitude)
+        else {
+            throw context.error(
+                field: header.names[header.indices[.longitude] ?? 0], "missing", kind: .missingField)
         }
         let coordinate = try context.coordinate(
             latitude: latitude, latitudeText: latitudeCell.text(bytes), latitudeField: latitudeName,
             longitude: longitude, longitudeText: longitudeCell.text(bytes), longitudeField: longitudeName)
         guard let (timeCell, timeName) = cell(.time) else {
-            throw context.error(field: header.names[header.indices[.time] ?? 0], "missing", kind: .missingField)
+            throw context.error(
+                field: header.names[header.indices[.time] ?? 0], "missing", kind: .missingField)
         }
         guard let seconds = CSVNumbers.time(bytes, timeCell, zone: context.zone) else {
             throw context.error(
@@ -144,13 +158,17 @@ enum CSVNumbers {
     /// seconds is the year 5138, 10^11 milliseconds is 1973); text is ISO 8601 or
     /// `yyyy-MM-dd HH:mm:ss`, read in `zone` when it has no offset.
     static func time(_ bytes: UnsafeBufferPointer<UInt8>, _ cell: CSVCell, zone: LocalZone) -> Double? {
-        let isNumeric = (cell.start..<cell.end).allSatisfy {
-            let byte = bytes[$0]
-            return (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: ".")
-                || byte == UInt8(ascii: "-")
-        } && bytes[cell.start] != UInt8(ascii: ".")
-        if isNumeric, !(cell.start..<cell.end).dropFirst().contains(where: { bytes[$0] == UInt8(ascii: "-") }) {
-            guard let value = NumberText.parse(bytes, cell.start, cell.end), value.isFinite else { return nil }
+        let isNumeric =
+            (cell.start..<cell.end).allSatisfy {
+                let byte = bytes[$0]
+                return (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: ".")
+                    || byte == UInt8(ascii: "-")
+            } && bytes[cell.start] != UInt8(ascii: ".")
+        if isNumeric, !(cell.start..<cell.end).dropFirst().contains(where: { bytes[$0] == UInt8(ascii: "-") })
+        {
+            guard let value = NumberText.parse(bytes, cell.start, cell.end), value.isFinite else {
+                return nil
+            }
             return abs(value) >= Units.smallestPlausibleMilliseconds ? value / 1000 : value
         }
         return TimeText.parse(bytes, cell.start, cell.end, zone: zone)

@@ -34,19 +34,22 @@ public enum GPXReader {
         let parsed = parser.parse()
         if !parsed, !delegate.aborted {
             let code = (parser.parserError as NSError?)?.code ?? 0
-            delegate.errors.append(InputError(
-                source: source, line: parser.lineNumber, column: parser.columnNumber,
-                message: "the XML is malformed here (XMLParser error \(code))", kind: .malformed))
+            delegate.errors.append(
+                InputError(
+                    source: source, line: parser.lineNumber, column: parser.columnNumber,
+                    message: "the XML is malformed here (XMLParser error \(code))", kind: .malformed))
         }
         // XMLParser on Linux can report success for a document cut off mid-element (a file
         // still being written); an element left open is the sign.
         if parsed, let open = delegate.openElement {
-            delegate.errors.append(InputError(
-                source: source, line: parser.lineNumber,
-                message: "the document ends inside <\(open)>", kind: .malformed))
+            delegate.errors.append(
+                InputError(
+                    source: source, line: parser.lineNumber,
+                    message: "the document ends inside <\(open)>", kind: .malformed))
         }
         if !delegate.sawRoot, delegate.errors.isEmpty {
-            delegate.errors.append(InputError(source: source, line: 0, message: "no GPX document found", kind: .malformed))
+            delegate.errors.append(
+                InputError(source: source, line: 0, message: "no GPX document found", kind: .malformed))
         }
         let ordered = delegate.fixes.enumerated().sorted {
             ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset)
@@ -101,9 +104,11 @@ private final class GPXDelegate: NSObject, XMLParserDelegate {
         if !sawRoot {
             sawRoot = true
             guard name == "gpx" else {
-                errors.append(InputError(
-                    source: source, line: parser.lineNumber,
-                    message: "not a GPX document: the root element is <\(elementName)>", kind: .malformed))
+                errors.append(
+                    InputError(
+                        source: source, line: parser.lineNumber,
+                        message: "not a GPX document: the root element is <\(elementName)>", kind: .malformed)
+                )
                 aborted = true
                 parser.abortParsing()
                 return
@@ -153,11 +158,17 @@ private final class GPXDelegate: NSObject, XMLParserDelegate {
 
     private func finish(_ point: Point) {
         func fail(_ field: String, _ message: String, _ kind: InputError.Kind) {
-            errors.append(InputError(source: source, line: point.line, field: field, message: message, kind: kind))
+            errors.append(
+                InputError(source: source, line: point.line, field: field, message: message, kind: kind))
         }
-        let context = LineContext(source: source, line: point.line, zone: LocalZone(.gmt), defaultDeviceId: nil)
-        guard let latitudeText = point.latitude else { return fail("lat", "<\(point.kind)> has no lat", .missingField) }
-        guard let longitudeText = point.longitude else { return fail("lon", "<\(point.kind)> has no lon", .missingField) }
+        let context = LineContext(
+            source: source, line: point.line, zone: LocalZone(.gmt), defaultDeviceId: nil)
+        guard let latitudeText = point.latitude else {
+            return fail("lat", "<\(point.kind)> has no lat", .missingField)
+        }
+        guard let longitudeText = point.longitude else {
+            return fail("lon", "<\(point.kind)> has no lon", .missingField)
+        }
         guard let latitude = Double(latitudeText.trimmingCharacters(in: .whitespaces)) else {
             return fail("lat", "\"\(latitudeText)\" is not a number", .invalidField)
         }
@@ -177,7 +188,9 @@ private final class GPXDelegate: NSObject, XMLParserDelegate {
         }
         var utf8 = timeText
         let seconds = utf8.withUTF8 { TimeText.parse($0, 0, $0.count, zone: context.zone) }
-        guard let seconds else { return fail("time", "\"\(timeText)\" is not an ISO 8601 time", .invalidField) }
+        guard let seconds else {
+            return fail("time", "\"\(timeText)\" is not an ISO 8601 time", .invalidField)
+        }
         var numbers: [String: Double] = [:]
         for field in ["ele", "speed", "course"] {
             guard let value = point.values[field] else { continue }
@@ -188,7 +201,8 @@ private final class GPXDelegate: NSObject, XMLParserDelegate {
         }
         fixes.append(
             Fix(
-                timestamp: Date(timeIntervalSince1970: seconds), coordinate: coordinate, altitude: numbers["ele"],
+                timestamp: Date(timeIntervalSince1970: seconds), coordinate: coordinate,
+                altitude: numbers["ele"],
                 speed: numbers["speed"], course: numbers["course"], label: point.values["name"]))
     }
 }

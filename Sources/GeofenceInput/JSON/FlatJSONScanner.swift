@@ -50,7 +50,9 @@ struct FlatJSONScanner {
         try scanner.scanObject(into: tokens)
     }
 
-    private mutating func scanObject(into tokens: UnsafeMutableBufferPointer<JSONToken>) throws(JSONSyntaxError) {
+    private mutating func scanObject(into tokens: UnsafeMutableBufferPointer<JSONToken>)
+        throws(JSONSyntaxError)
+    {
         skipWhitespace()
         guard i < end, bytes[i] == UInt8(ascii: "{") else { throw fail("expected a JSON object") }
         i += 1
@@ -59,12 +61,16 @@ struct FlatJSONScanner {
             i += 1
         } else {
             while true {
-                guard i < end, bytes[i] == UInt8(ascii: "\"") else { throw fail("expected a member name in quotes") }
+                guard i < end, bytes[i] == UInt8(ascii: "\"") else {
+                    throw fail("expected a member name in quotes")
+                }
                 let keyStart = i + 1
                 let keyEscaped = try scanString()
                 let keyEnd = i - 1
                 skipWhitespace()
-                guard i < end, bytes[i] == UInt8(ascii: ":") else { throw fail("expected ':' after a member name") }
+                guard i < end, bytes[i] == UInt8(ascii: ":") else {
+                    throw fail("expected ':' after a member name")
+                }
                 i += 1
                 skipWhitespace()
                 let token = try scanValue(depth: 0)
@@ -113,7 +119,8 @@ struct FlatJSONScanner {
             guard depth < 64 else { throw fail("nested more than 64 deep") }
             let isObject = bytes[i] == UInt8(ascii: "{")
             try skipContainer(depth: depth)
-            return JSONToken(kind: isObject ? .object : .array, start: start, end: i, hasEscapes: false, bool: false)
+            return JSONToken(
+                kind: isObject ? .object : .array, start: start, end: i, hasEscapes: false, bool: false)
         default:
             throw fail("expected a value")
         }
@@ -131,23 +138,30 @@ struct FlatJSONScanner {
         }
         while true {
             if isObject {
-                guard i < end, bytes[i] == UInt8(ascii: "\"") else { throw fail("expected a member name in quotes") }
+                guard i < end, bytes[i] == UInt8(ascii: "\"") else {
+                    throw fail("expected a member name in quotes")
+                }
                 _ = try scanString()
                 skipWhitespace()
-                guard i < end, bytes[i] == UInt8(ascii: ":") else { throw fail("expected ':' after a member name") }
+                guard i < end, bytes[i] == UInt8(ascii: ":") else {
+                    throw fail("expected ':' after a member name")
+                }
                 i += 1
                 skipWhitespace()
             }
             _ = try scanValue(depth: depth + 1)
             skipWhitespace()
-            guard i < end else { throw fail("unexpected end of line inside \(isObject ? "an object" : "an array")") }
+            guard i < end else {
+                throw fail("unexpected end of line inside \(isObject ? "an object" : "an array")")
+            }
             if bytes[i] == UInt8(ascii: ",") {
                 i += 1
                 skipWhitespace()
                 continue
             }
             guard bytes[i] == close else {
-                throw fail(isObject ? "expected ',' or '}' after a value" : "expected ',' or ']' after a value")
+                throw fail(
+                    isObject ? "expected ',' or '}' after a value" : "expected ',' or ']' after a value")
             }
             i += 1
             return
@@ -172,7 +186,8 @@ struct FlatJSONScanner {
                     UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                     i += 2
                 case UInt8(ascii: "u"):
-                    guard i + 6 <= end, (i + 2..<i + 6).allSatisfy({ JSONStrings.hexValue(bytes[$0]) != nil }) else {
+                    guard i + 6 <= end, (i + 2..<i + 6).allSatisfy({ JSONStrings.hexValue(bytes[$0]) != nil })
+                    else {
                         throw fail("bad \\u escape in a string")
                     }
                     i += 6

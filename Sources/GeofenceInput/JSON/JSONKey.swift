@@ -18,27 +18,40 @@ enum JSONKey: Int, CaseIterable {
         "topic", "arrival", "departure", "event", "desc", "wtst", "t",
     ]
 
-    /// The names' UTF-8 bytes grouped by length, so a lookup compares against only a few.
-    private static let byLength: [[(bytes: [UInt8], key: JSONKey)]] = {
-        var table = [[(bytes: [UInt8], key: JSONKey)]](repeating: [], count: 20)
-        for key in JSONKey.allCases {
-            let bytes = Array(key.name.utf8)
-            table[bytes.count].append((bytes, key))
-        }
-        return table
-    }()
+    /// One entry per key: its length and first eight bytes packed into an integer, so that a
+    /// lookup is a scan of plain integers with no reference counting, and a byte comparison only
+    /// for the rest of a longer name.
+    private struct Entry {
+        var length: Int
+        var prefix: UInt64
+        var bytes: [UInt8]
+        var key: JSONKey
+    }
+
+    private static let entries: [Entry] = JSONKey.allCases.map { key in
+        let bytes = Array(key.name.utf8)
+        var prefix: UInt64 = 0
+        for (index, byte) in bytes.prefix(8).enumerated() { prefix |= UInt64(byte) << (8 * UInt64(index)) }
+        return Entry(length: bytes.count, prefix: prefix, bytes: bytes, key: key)
+    }
 
     /// The key spelled by the unescaped bytes `bytes[start..<end]`, if it is one of ours.
     static func lookUp(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> JSONKey? {
         let length = end - start
-        guard length > 0, length < byLength.count else { return nil }
-        candidates: for candidate in byLength[length] {
-            for offset in 0..<length where candidate.bytes[offset] != bytes[start + offset] {
-                continue candidates
+        var prefix: UInt64 = 0
+        for index in 0..<min(length, 8) { prefix |= UInt64(bytes[start + index]) << (8 * UInt64(index)) }
+        return entries.withUnsafeBufferPointer { table in
+            for entry in table where entry.length == length && entry.prefix == prefix {
+                if length <= 8 { return entry.key }
+                var same = true
+                for index in 8..<length where entry.bytes[index] != bytes[start + index] {
+                    same = false
+                    break
+                }
+                if same { return entry.key }
             }
-            return candidate.key
+            return nil
         }
-        return nil
     }
 
     /// The key with this name, for keys written with escapes (rare enough to take the slow way).

@@ -16,7 +16,9 @@ struct JSONFields {
     }
 
     /// The first of `keys` that has a value: aliases are listed with the preferred name first.
-    func first(_ keys: JSONKey...) -> JSONKey? { keys.first { has($0) } }
+    func first(_ preferred: JSONKey, _ alias: JSONKey) -> JSONKey? {
+        has(preferred) ? preferred : has(alias) ? alias : nil
+    }
 
     /// The value as written in the line, shortened, for messages.
     func quoted(_ token: JSONToken) -> String {
@@ -59,7 +61,8 @@ struct JSONFields {
         default:
             break
         }
-        throw context.error(field: key.name, "expected a number, found \(kindName(token))", kind: .invalidField)
+        throw context.error(
+            field: key.name, "expected a number, found \(kindName(token))", kind: .invalidField)
     }
 
     /// A number that must be finite if given (NaN and infinities only reach here through
@@ -67,7 +70,8 @@ struct JSONFields {
     func finiteNumber(_ key: JSONKey, lenient: Bool = false) throws(InputError) -> Double? {
         guard let value = try number(key, lenient: lenient) else { return nil }
         guard value.isFinite else {
-            throw context.error(field: key.name, "\(quoted(token(key))) is not a finite number", kind: .invalidField)
+            throw context.error(
+                field: key.name, "\(quoted(token(key))) is not a finite number", kind: .invalidField)
         }
         return value
     }
@@ -81,16 +85,19 @@ struct JSONFields {
         case .string:
             return token.hasEscapes
                 ? JSONStrings.decode(bytes, token.start, token.end)
-                : String(decoding: UnsafeBufferPointer(rebasing: bytes[token.start..<token.end]), as: UTF8.self)
+                : String(
+                    decoding: UnsafeBufferPointer(rebasing: bytes[token.start..<token.end]), as: UTF8.self)
         default:
-            throw context.error(field: key.name, "expected a string, found \(kindName(token))", kind: .invalidField)
+            throw context.error(
+                field: key.name, "expected a string, found \(kindName(token))", kind: .invalidField)
         }
     }
 
     /// Whether `key` holds exactly this ASCII string, compared without making a `String`.
     func stringEquals(_ key: JSONKey, _ expected: StaticString) -> Bool {
         let token = tokens[key.rawValue]
-        guard token.kind == .string, !token.hasEscapes, token.end - token.start == expected.utf8CodeUnitCount else {
+        guard token.kind == .string, !token.hasEscapes, token.end - token.start == expected.utf8CodeUnitCount
+        else {
             return false
         }
         return expected.withUTF8Buffer { text in
@@ -102,11 +109,16 @@ struct JSONFields {
     func coordinate(
         _ latitudeKey: JSONKey, _ longitudeKey: JSONKey, lenient: Bool, what: String
     ) throws(InputError) -> Coordinate {
-        guard let latitude = try number(latitudeKey, lenient: lenient) else { throw missing(latitudeKey, what) }
-        guard let longitude = try number(longitudeKey, lenient: lenient) else { throw missing(longitudeKey, what) }
+        guard let latitude = try number(latitudeKey, lenient: lenient) else {
+            throw missing(latitudeKey, what)
+        }
+        guard let longitude = try number(longitudeKey, lenient: lenient) else {
+            throw missing(longitudeKey, what)
+        }
         return try context.coordinate(
             latitude: latitude, latitudeText: quoted(token(latitudeKey)), latitudeField: latitudeKey.name,
-            longitude: longitude, longitudeText: quoted(token(longitudeKey)), longitudeField: longitudeKey.name)
+            longitude: longitude, longitudeText: quoted(token(longitudeKey)),
+            longitudeField: longitudeKey.name)
     }
 
     /// A time given as Unix milliseconds (a number) or ISO 8601 (a string).
@@ -125,10 +137,13 @@ struct JSONFields {
             }
             return Date(timeIntervalSince1970: milliseconds / 1000)
         case .string:
-            if !token.hasEscapes, let seconds = TimeText.parse(bytes, token.start, token.end, zone: context.zone) {
+            if !token.hasEscapes,
+                let seconds = TimeText.parse(bytes, token.start, token.end, zone: context.zone)
+            {
                 return Date(timeIntervalSince1970: seconds)
             }
-            throw context.error(field: key.name, "\(quoted(token)) is not an ISO 8601 time", kind: .invalidField)
+            throw context.error(
+                field: key.name, "\(quoted(token)) is not an ISO 8601 time", kind: .invalidField)
         default:
             throw context.error(
                 field: key.name, "expected Unix milliseconds or an ISO 8601 string, found \(kindName(token))",
@@ -146,7 +161,8 @@ struct JSONFields {
     func integer(_ key: JSONKey) throws(InputError) -> Int? {
         guard let value = try number(key) else { return nil }
         guard value.rounded() == value, abs(value) < 1e15 else {
-            throw context.error(field: key.name, "\(quoted(token(key))) is not a whole number", kind: .invalidField)
+            throw context.error(
+                field: key.name, "\(quoted(token(key))) is not a whole number", kind: .invalidField)
         }
         return Int(value)
     }

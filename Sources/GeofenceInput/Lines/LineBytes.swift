@@ -17,7 +17,9 @@ enum LineBytes {
     }
 
     /// Whether a CSV row repeats the header (files joined with `cat` repeat it).
-    static func isHeaderAgain(_ cells: [CSVCell], _ bytes: UnsafeBufferPointer<UInt8>, _ header: CSVHeader) -> Bool {
+    static func isHeaderAgain(_ cells: [CSVCell], _ bytes: UnsafeBufferPointer<UInt8>, _ header: CSVHeader)
+        -> Bool
+    {
         guard let index = header.indices[.latitude], index < cells.count else { return false }
         return cells[index].text(bytes) == header.names[index]
     }

@@ -32,7 +32,9 @@ public struct LineDecoder: Sendable {
     private var csv: CSVReader
 
     /// Makes a decoder for one source.
-    public init(format: InputFormat = .auto, source: String, timeZone: TimeZone = .gmt, deviceId: String? = nil) {
+    public init(
+        format: InputFormat = .auto, source: String, timeZone: TimeZone = .gmt, deviceId: String? = nil
+    ) {
         self.format = format
         self.source = source
         self.timeZone = timeZone
@@ -44,7 +46,9 @@ public struct LineDecoder: Sendable {
 
     /// Reads one line (its line break may be left on); `nil` for a blank line, a `#` comment
     /// or a CSV header.
-    public mutating func decode(_ line: some StringProtocol, number: Int) -> Result<InputRecord?, InputError> {
+    @inlinable
+    public mutating func decode(_ line: some StringProtocol, number: Int) -> Result<InputRecord?, InputError>
+    {
         if let result = line.utf8.withContiguousStorageIfAvailable({ decode(bytes: $0, number: number) }) {
             return result
         }
@@ -53,7 +57,10 @@ public struct LineDecoder: Sendable {
     }
 
     /// Reads one line given as UTF-8 bytes; the fastest way in, with no `String` made.
-    public mutating func decode(utf8 line: some Collection<UInt8>, number: Int) -> Result<InputRecord?, InputError> {
+    @inlinable
+    public mutating func decode(utf8 line: some Collection<UInt8>, number: Int) -> Result<
+        InputRecord?, InputError
+    > {
         if let result = line.withContiguousStorageIfAvailable({ decode(bytes: $0, number: number) }) {
             return result
         }
@@ -61,7 +68,9 @@ public struct LineDecoder: Sendable {
     }
 
     /// Reads one line from a buffer that is only valid for the call.
-    public mutating func decode(bytes: UnsafeBufferPointer<UInt8>, number: Int) -> Result<InputRecord?, InputError> {
+    public mutating func decode(bytes: UnsafeBufferPointer<UInt8>, number: Int) -> Result<
+        InputRecord?, InputError
+    > {
         let (start, end) = LineBytes.trim(bytes)
         if start == end || bytes[start] == UInt8(ascii: "#") { return .success(nil) }
         let context = LineContext(source: source, line: number, zone: zone, defaultDeviceId: deviceId)
@@ -84,9 +93,10 @@ public struct LineDecoder: Sendable {
             if csv.hasHeader || csv.adoptHeader(bytes, start, end) {
                 return csv.decode(bytes: bytes, number: number)
             }
-            return .failure(context.error(
-                "not JSON, not an OwnTracks Recorder line, and no CSV header naming latitude, longitude and time has been read",
-                kind: .unrecognized))
+            return .failure(
+                context.error(
+                    "not JSON, not an OwnTracks Recorder line, and no CSV header naming latitude, longitude and time has been read",
+                    kind: .unrecognized))
         }
     }
 
@@ -96,18 +106,22 @@ public struct LineDecoder: Sendable {
 
     /// Scans a JSON object and builds its record; `.auto` picks OwnTracks when `_type` is there.
     private mutating func json(
-        _ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, context: LineContext, as format: InputFormat,
+        _ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, context: LineContext,
+        as format: InputFormat,
         fallbackTime: Date? = nil
     ) -> Result<InputRecord?, InputError> {
         tokens.withUnsafeMutableBufferPointer { tokens in
             do throws(JSONSyntaxError) {
                 try FlatJSONScanner.scan(bytes, start: start, end: end, into: tokens)
             } catch {
-                return .failure(context.error(
-                    column: LineBytes.column(of: error.offset, in: bytes), error.message, kind: .malformed))
+                return .failure(
+                    context.error(
+                        column: LineBytes.column(of: error.offset, in: bytes), error.message, kind: .malformed
+                    ))
             }
             let fields = JSONFields(bytes: bytes, tokens: tokens, context: context)
-            let isOwnTracks = format == .owntracks || (format == .auto && fields.token(.ownTracksType).kind != .absent)
+            let isOwnTracks =
+                format == .owntracks || (format == .auto && fields.token(.ownTracksType).kind != .absent)
             do throws(InputError) {
                 return .success(
                     isOwnTracks
@@ -127,7 +141,8 @@ public struct LineDecoder: Sendable {
             return .failure(context.error(column: problem.column, problem.message, kind: problem.kind))
         case .success(let parts):
             guard parts.payloadStart < parts.payloadEnd, bytes[parts.payloadStart] == UInt8(ascii: "{") else {
-                return .success(.ignored(kind: "rec", reason: "payload is not JSON (relative topic \(parts.topic))"))
+                return .success(
+                    .ignored(kind: "rec", reason: "payload is not JSON (relative topic \(parts.topic))"))
             }
             return json(
                 bytes, parts.payloadStart, parts.payloadEnd, context: context, as: .owntracks,

@@ -16,11 +16,13 @@ enum NDJSONRecord {
     }
 
     private static func fix(_ fields: JSONFields) throws(InputError) -> Fix {
-        let coordinate = try fields.coordinate(.latitude, .longitude, lenient: false, what: "a fix needs latitude and longitude")
+        let coordinate = try fields.coordinate(
+            .latitude, .longitude, lenient: false, what: "a fix needs latitude and longitude")
         let timeKey = fields.first(.timestamp, .time)
         guard let timeKey, let timestamp = try fields.time(timeKey) else {
             throw fields.context.error(
-                field: "timestamp", "missing (a fix needs \"timestamp\" in Unix milliseconds or \"time\" in ISO 8601)",
+                field: "timestamp",
+                "missing (a fix needs \"timestamp\" in Unix milliseconds or \"time\" in ISO 8601)",
                 kind: .missingField)
         }
         let accuracyKey = fields.first(.horizontalAccuracy, .accuracy)
@@ -29,7 +31,8 @@ enum NDJSONRecord {
         return Fix(
             timestamp: timestamp,
             coordinate: coordinate,
-            horizontalAccuracy: Units.accuracy(try accuracyKey.flatMap { (key) throws(InputError) in try fields.finiteNumber(key) }),
+            horizontalAccuracy: Units.accuracy(
+                try accuracyKey.flatMap { (key) throws(InputError) in try fields.finiteNumber(key) }),
             altitude: try fields.finiteNumber(.altitude),
             verticalAccuracy: Units.accuracy(try fields.finiteNumber(.verticalAccuracy)),
             speed: try fields.finiteNumber(.speed),
@@ -41,7 +44,8 @@ enum NDJSONRecord {
     }
 
     private static func visit(_ fields: JSONFields) throws(InputError) -> Visit {
-        let coordinate = try fields.coordinate(.latitude, .longitude, lenient: false, what: "a visit needs latitude and longitude")
+        let coordinate = try fields.coordinate(
+            .latitude, .longitude, lenient: false, what: "a visit needs latitude and longitude")
         guard let accuracyKey = fields.first(.horizontalAccuracy, .accuracy),
             let accuracy = try fields.finiteNumber(accuracyKey)
         else {

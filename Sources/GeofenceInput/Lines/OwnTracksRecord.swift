@@ -21,8 +21,10 @@ enum OwnTracksRecord {
         case "card":
             return .ignored(kind: type, reason: "a user card (name and picture), not a position")
         case "encrypted":
-            return .ignored(kind: type, reason: "an encrypted payload; reading it needs the device's secret key")
-        case "cmd", "configuration", "dump", "request", "status", "steps", "beacon", "setWaypoints", "install",
+            return .ignored(
+                kind: type, reason: "an encrypted payload; reading it needs the device's secret key")
+        case "cmd", "configuration", "dump", "request", "status", "steps", "beacon", "setWaypoints",
+            "install",
             "response":
             return .ignored(kind: type, reason: "not a position")
         default:
@@ -31,7 +33,8 @@ enum OwnTracksRecord {
     }
 
     private static func location(_ fields: JSONFields, fallbackTime: Date?) throws(InputError) -> Fix {
-        let coordinate = try fields.coordinate(.lat, .lon, lenient: true, what: "a location needs lat and lon")
+        let coordinate = try fields.coordinate(
+            .lat, .lon, lenient: true, what: "a location needs lat and lon")
         guard let timestamp = try fields.unixSeconds(.tst) ?? fallbackTime else {
             throw fields.missing(.tst, "a location needs its time in Unix seconds")
         }
@@ -50,7 +53,9 @@ enum OwnTracksRecord {
             label: label)
     }
 
-    private static func transition(_ fields: JSONFields, fallbackTime: Date?) throws(InputError) -> OwnTracksTransition {
+    private static func transition(_ fields: JSONFields, fallbackTime: Date?) throws(InputError)
+        -> OwnTracksTransition
+    {
         guard let timestamp = try fields.unixSeconds(.tst) ?? fallbackTime else {
             throw fields.missing(.tst, "a transition needs its time in Unix seconds")
         }
@@ -59,7 +64,8 @@ enum OwnTracksRecord {
         }
         var coordinate: Coordinate?
         if fields.has(.lat) || fields.has(.lon) {
-            coordinate = try fields.coordinate(.lat, .lon, lenient: true, what: "a position needs both lat and lon")
+            coordinate = try fields.coordinate(
+                .lat, .lon, lenient: true, what: "a position needs both lat and lon")
         }
         let label = try fields.string(.tid)
         return OwnTracksTransition(

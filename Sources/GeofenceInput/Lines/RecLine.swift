@@ -26,19 +26,25 @@ enum RecLine {
         return TimeText.parse(bytes, start, tab, zone: utc) != nil
     }
 
-    static func split(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Result<Parts, Problem> {
+    static func split(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Result<Parts, Problem>
+    {
         guard let firstTab = firstTab(bytes, start, end),
             let secondTab = self.firstTab(bytes, firstTab + 1, end)
         else {
-            return .failure(Problem(
-                column: 1, message: "an OwnTracks Recorder line is time<TAB>topic<TAB>payload", kind: .malformed))
+            return .failure(
+                Problem(
+                    column: 1, message: "an OwnTracks Recorder line is time<TAB>topic<TAB>payload",
+                    kind: .malformed))
         }
         guard let seconds = TimeText.parse(bytes, start, firstTab, zone: utc) else {
             let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<firstTab]), as: UTF8.self)
-            return .failure(Problem(column: 1, message: "\"\(text)\" is not an ISO 8601 time", kind: .invalidField))
+            return .failure(
+                Problem(column: 1, message: "\"\(text)\" is not an ISO 8601 time", kind: .invalidField))
         }
-        let topic = String(decoding: UnsafeBufferPointer(rebasing: bytes[firstTab + 1..<secondTab]), as: UTF8.self)
-            .trimmingCharacters(in: .whitespaces)
+        let topic = String(
+            decoding: UnsafeBufferPointer(rebasing: bytes[firstTab + 1..<secondTab]), as: UTF8.self
+        )
+        .trimmingCharacters(in: .whitespaces)
         var payloadStart = secondTab + 1
         while payloadStart < end, LineBytes.isSpace(bytes[payloadStart]) { payloadStart += 1 }
         return .success(Parts(seconds: seconds, topic: topic, payloadStart: payloadStart, payloadEnd: end))

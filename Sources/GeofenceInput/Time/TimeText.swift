@@ -65,8 +65,10 @@ enum TimeText {
         guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
             hour <= 23, minute <= 59, second <= 60
         else { return nil }
-        let wallSeconds = Double(daysFromCivil(year: year, month: month, day: day) * 86_400
-            + hour * 3_600 + minute * 60 + second) + fraction
+        let wallSeconds =
+            Double(
+                daysFromCivil(year: year, month: month, day: day) * 86_400
+                    + hour * 3_600 + minute * 60 + second) + fraction
         if i == end { return wallSeconds - Double(zone.offset(forWallClockSeconds: wallSeconds)) }
         if bytes[i] == UInt8(ascii: "Z") || bytes[i] == UInt8(ascii: "z") {
             return i + 1 == end ? wallSeconds : nil
