@@ -33,23 +33,32 @@ let package = Package(
         // Location types, geometry, conditions, the monitor and the visit detector.
         .target(name: "Geofence", dependencies: ["CGEOS"]),
 
+        // Tracker output (NDJSON, OwnTracks, Recorder .rec, GPX, CSV) read into fixes and visits.
+        .target(name: "GeofenceInput", dependencies: ["Geofence"]),
+
         // The rules file, triggers, guards, reminders and commutes: events in, actions out.
-        .target(name: "GeofenceRules", dependencies: ["Geofence", "CYAML"]),
+        .target(name: "GeofenceRules", dependencies: ["Geofence", "GeofenceInput", "CYAML"]),
 
         // The headless runtime: the SQLite store, the hook runner, the long-running loop.
-        .target(name: "GeofenceRuntime", dependencies: ["Geofence", "GeofenceRules", "CSQLite", "CSpawn"]),
+        .target(name: "GeofenceRuntime", dependencies: ["Geofence", "GeofenceInput", "GeofenceRules", "CSQLite", "CSpawn"]),
 
         // The command line.
-        .executableTarget(name: "geofence", dependencies: ["Geofence", "GeofenceRules", "GeofenceRuntime"]),
+        .executableTarget(
+            name: "geofence", dependencies: ["Geofence", "GeofenceInput", "GeofenceRules", "GeofenceRuntime"]),
 
         // Micro-benchmarks, printed by `make bench`; never timed inside `swift test`.
         .executableTarget(
             name: "geofence-bench",
-            dependencies: ["Geofence"],
+            dependencies: ["Geofence", "GeofenceInput"],
             path: "Sources/GeofenceBench"
         ),
 
         .testTarget(name: "GeofenceTests", dependencies: ["Geofence"]),
+        .testTarget(
+            name: "GeofenceInputTests",
+            dependencies: ["GeofenceInput"],
+            resources: [.copy("Data")]
+        ),
         .testTarget(name: "GeofenceRulesTests", dependencies: ["GeofenceRules"]),
         .testTarget(name: "GeofenceRuntimeTests", dependencies: ["GeofenceRuntime"]),
     ],

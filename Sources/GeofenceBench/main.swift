@@ -1,5 +1,6 @@
 import Foundation
 import Geofence
+import GeofenceInput
 
 // Micro-benchmarks of the geometry. Run with `make bench` (a release build); figures go in the
 // README's benchmark table as ns per call.
@@ -79,3 +80,102 @@ print(
     String(
         format: "(checksum %.0f, %d fixes, %d visits)", circleResult.checksum + polygonResult.checksum,
         days.count, detectorResult.visits))
+
+// Input decoding: the same lines read by LineDecoder and, as the baseline, by JSONDecoder into a
+// Decodable struct per line (what the code would do without the hand-written scanner).
+
+/// A fix line as JSONDecoder reads it, for the baseline.
+struct DecodableFixLine: Decodable {
+    var latitude: Double
+    var longitude: Double
+    var timestamp: Double
+    var horizontalAccuracy: Double?
+    var altitude: Double?
+    var speed: Double?
+    var course: Double?
+    var deviceId: String?
+}
+
+/// An OwnTracks location as JSONDecoder reads it, for the baseline.
+struct DecodableOwnTracksLine: Decodable {
+    var _type: String
+    var lat: Double
+    var lon: Double
+    var tst: Double
+    var acc: Double?
+    var vel: Double?
+    var tid: String?
+}
+
+/// Lines per second for one pass of `body` over `lines`, best of three passes.
+func linesPerSecond(_ lines: [[UInt8]], _ body: ([UInt8]) -> Int) -> (rate: Double, checksum: Int) {
+    var best = Double.infinity
+    var checksum = 0
+    let clock = ContinuousClock()
+    for _ in 0..<3 {
+        let elapsed = clock.measure {
+            for line in lines { checksum &+= body(line) }
+        }
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        best = min(best, seconds)
+    }
+    return (Double(lines.count) / best, checksum)
+}
+
+let lineCount = 200_000
+var ndjsonLines: [[UInt8]] = []
+var ownTracksLines: [[UInt8]] = []
+// Coordinates with 7 decimals (about 1 cm), as OwnTracks and most trackers write them.
+for i in 0..<lineCount {
+    let p = points[i & mask]
+    let latitude = String(format: "%.7f", p.latitude)
+    let longitude = String(format: "%.7f", p.longitude)
+    let ms = 1_700_000_000_000 + i * 1000
+    ndjsonLines.append(Array("""
+        {"latitude":\(latitude),"longitude":\(longitude),"timestamp":\(ms),"horizontalAccuracy":\(5 + i % 20),"altitude":\(400 + i % 7).5,"speed":1.4,"course":\(i % 360),"deviceId":"phone"}
+        """.utf8))
+    ownTracksLines.append(Array("""
+        {"_type":"location","lat":\(latitude),"lon":\(longitude),"tst":\(ms / 1000),"acc":\(5 + i % 20),"vel":5,"batt":80,"tid":"jj","conn":"w","inregions":["home"]}
+        """.utf8))
+}
+let jsonDecoder = JSONDecoder()
+let ndjsonBaseline = linesPerSecond(ndjsonLines) { line in
+    guard let row = try? jsonDecoder.decode(DecodableFixLine.self, from: Data(line)),
+        let coordinate = try? Coordinate(latitude: row.latitude, longitude: row.longitude)
+    else { return 0 }
+    let fix = Fix(
+        timestamp: Date(timeIntervalSince1970: row.timestamp / 1000), coordinate: coordinate,
+        horizontalAccuracy: row.horizontalAccuracy, altitude: row.altitude, speed: row.speed, course: row.course,
+        deviceId: row.deviceId)
+    return fix.horizontalAccuracy == nil ? 0 : 1
+}
+var lineDecoder = LineDecoder(source: "bench")
+let ndjsonFast = linesPerSecond(ndjsonLines) { line in
+    if case .success(.fix(let fix)?) = lineDecoder.decode(utf8: line, number: 1) {
+        return fix.horizontalAccuracy == nil ? 0 : 1
+    }
+    return 0
+}
+let ownTracksBaseline = linesPerSecond(ownTracksLines) { line in
+    guard let row = try? jsonDecoder.decode(DecodableOwnTracksLine.self, from: Data(line)),
+        let coordinate = try? Coordinate(latitude: row.lat, longitude: row.lon)
+    else { return 0 }
+    let fix = Fix(
+        timestamp: Date(timeIntervalSince1970: row.tst), coordinate: coordinate, horizontalAccuracy: row.acc,
+        speed: row.vel.map { $0 / 3.6 }, deviceId: row.tid, label: row.tid)
+    return fix.horizontalAccuracy == nil ? 0 : 1
+}
+let ownTracksFast = linesPerSecond(ownTracksLines) { line in
+    if case .success(.fix(let fix)?) = lineDecoder.decode(utf8: line, number: 1) {
+        return fix.horizontalAccuracy == nil ? 0 : 1
+    }
+    return 0
+}
+print("")
+print("input decoding (\(lineCount) lines, best of 3)      lines/s")
+print(String(format: "NDJSON fix, JSONDecoder baseline        %10.0f", ndjsonBaseline.rate))
+print(String(format: "NDJSON fix, LineDecoder                 %10.0f", ndjsonFast.rate))
+print(String(format: "OwnTracks location, JSONDecoder baseline %9.0f", ownTracksBaseline.rate))
+print(String(format: "OwnTracks location, LineDecoder         %10.0f", ownTracksFast.rate))
+print(
+    "(checksum \(ndjsonBaseline.checksum + ndjsonFast.checksum + ownTracksBaseline.checksum + ownTracksFast.checksum))")

@@ -1,0 +1,316 @@
+/// Where one member's value sits in the line, and what kind of JSON value it is.
+struct JSONToken {
+    /// The kind of a JSON value; `absent` when the member was not in the object.
+    enum Kind: UInt8 { case absent, string, number, bool, null, object, array }
+
+    var kind: Kind
+    /// For a string, the first byte after the opening quote; otherwise the value's first byte.
+    var start: Int
+    /// For a string, the closing quote; otherwise one past the value's last byte.
+    var end: Int
+    /// Whether a string contains backslash escapes (and so cannot be used byte for byte).
+    var hasEscapes: Bool
+    /// For a boolean, its value.
+    var bool: Bool
+
+    static let absent = JSONToken(kind: .absent, start: 0, end: 0, hasEscapes: false, bool: false)
+}
+
+/// A syntax error found while scanning, at a byte offset in the line.
+struct JSONSyntaxError: Error {
+    var offset: Int
+    var message: String
+}
+
+/// Scans one JSON object over UTF-8 bytes, recording where the members in ``JSONKey`` are.
+///
+/// The whole line is checked against the JSON grammar (nested objects and arrays included, up
+/// to a depth of 64), so a line accepted here is one `JSONDecoder` would accept too; only the
+/// values of known members are located for reading, and nothing is allocated on the way.
+/// A member given twice counts with its last value.
+struct FlatJSONScanner {
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var i: Int
+    private let end: Int
+
+    private init(bytes: UnsafeBufferPointer<UInt8>, start: Int, end: Int) {
+        self.bytes = bytes
+        self.i = start
+        self.end = end
+    }
+
+    /// Scans `bytes[start..<end]`, which must hold exactly one object, into `tokens` (one slot
+    /// per ``JSONKey``, reset to absent first).
+    static func scan(
+        _ bytes: UnsafeBufferPointer<UInt8>, start: Int, end: Int,
+        into tokens: UnsafeMutableBufferPointer<JSONToken>
+    ) throws(JSONSyntaxError) {
+        for index in tokens.indices { tokens[index] = .absent }
+        var scanner = FlatJSONScanner(bytes: bytes, start: start, end: end)
+        try scanner.scanObject(into: tokens)
+    }
+
+    private mutating func scanObject(into tokens: UnsafeMutableBufferPointer<JSONToken>)
+        throws(JSONSyntaxError)
+    {
+        skipWhitespace()
+        guard i < end, bytes[i] == UInt8(ascii: "{") else { throw fail("expected a JSON object") }
+        i += 1
+        skipWhitespace()
+        if i < end, bytes[i] == UInt8(ascii: "}") {
+            i += 1
+        } else {
+            while true {
+                guard i < end, bytes[i] == UInt8(ascii: "\"") else {
+                    throw fail("expected a member name in quotes")
+                }
+                let keyStart = i + 1
+                let keyEscaped = try scanString()
+                let keyEnd = i - 1
+                skipWhitespace()
+                guard i < end, bytes[i] == UInt8(ascii: ":") else {
+                    throw fail("expected ':' after a member name")
+                }
+                i += 1
+                skipWhitespace()
+                let token = try scanValue(depth: 0)
+                let key: JSONKey? =
+                    keyEscaped
+                    ? JSONKey.lookUp(name: JSONStrings.decode(bytes, keyStart, keyEnd))
+                    : JSONKey.lookUp(bytes, keyStart, keyEnd)
+                if let key { tokens[key.rawValue] = token }
+                skipWhitespace()
+                guard i < end else { throw fail("unexpected end of line inside the object") }
+                if bytes[i] == UInt8(ascii: ",") {
+                    i += 1
+                    skipWhitespace()
+                    continue
+                }
+                guard bytes[i] == UInt8(ascii: "}") else { throw fail("expected ',' or '}' after a value") }
+                i += 1
+                break
+            }
+        }
+        skipWhitespace()
+        guard i == end else { throw fail("unexpected text after the object") }
+    }
+
+    /// Scans one value at `i` and returns where it is.
+    private mutating func scanValue(depth: Int) throws(JSONSyntaxError) -> JSONToken {
+        guard i < end else { throw fail("expected a value") }
+        let start = i
+        switch bytes[i] {
+        case UInt8(ascii: "\""):
+            let escaped = try scanString()
+            return JSONToken(kind: .string, start: start + 1, end: i - 1, hasEscapes: escaped, bool: false)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            try scanNumber()
+            return JSONToken(kind: .number, start: start, end: i, hasEscapes: false, bool: false)
+        case UInt8(ascii: "t"):
+            try scanLiteral("true")
+            return JSONToken(kind: .bool, start: start, end: i, hasEscapes: false, bool: true)
+        case UInt8(ascii: "f"):
+            try scanLiteral("false")
+            return JSONToken(kind: .bool, start: start, end: i, hasEscapes: false, bool: false)
+        case UInt8(ascii: "n"):
+            try scanLiteral("null")
+            return JSONToken(kind: .null, start: start, end: i, hasEscapes: false, bool: false)
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            guard depth < 64 else { throw fail("nested more than 64 deep") }
+            let isObject = bytes[i] == UInt8(ascii: "{")
+            try skipContainer(depth: depth)
+            return JSONToken(
+                kind: isObject ? .object : .array, start: start, end: i, hasEscapes: false, bool: false)
+        default:
+            throw fail("expected a value")
+        }
+    }
+
+    /// Checks a nested object or array; its contents are not recorded.
+    private mutating func skipContainer(depth: Int) throws(JSONSyntaxError) {
+        let isObject = bytes[i] == UInt8(ascii: "{")
+        let close = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
+        i += 1
+        skipWhitespace()
+        if i < end, bytes[i] == close {
+            i += 1
+            return
+        }
+        while true {
+            if isObject {
+                guard i < end, bytes[i] == UInt8(ascii: "\"") else {
+                    throw fail("expected a member name in quotes")
+                }
+                _ = try scanString()
+                skipWhitespace()
+                guard i < end, bytes[i] == UInt8(ascii: ":") else {
+                    throw fail("expected ':' after a member name")
+                }
+                i += 1
+                skipWhitespace()
+            }
+            _ = try scanValue(depth: depth + 1)
+            skipWhitespace()
+            guard i < end else {
+                throw fail("unexpected end of line inside \(isObject ? "an object" : "an array")")
+            }
+            if bytes[i] == UInt8(ascii: ",") {
+                i += 1
+                skipWhitespace()
+                continue
+            }
+            guard bytes[i] == close else {
+                throw fail(
+                    isObject ? "expected ',' or '}' after a value" : "expected ',' or ']' after a value")
+            }
+            i += 1
+            return
+        }
+    }
+
+    /// Moves past a string starting at the quote at `i`; returns whether it had escapes.
+    private mutating func scanString() throws(JSONSyntaxError) -> Bool {
+        i += 1
+        var escaped = false
+        while i < end {
+            let byte = bytes[i]
+            if byte == UInt8(ascii: "\"") {
+                i += 1
+                return escaped
+            }
+            if byte == UInt8(ascii: "\\") {
+                escaped = true
+                guard i + 1 < end else { break }
+                switch bytes[i + 1] {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
+                    UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    i += 2
+                case UInt8(ascii: "u"):
+                    guard i + 6 <= end, (i + 2..<i + 6).allSatisfy({ JSONStrings.hexValue(bytes[$0]) != nil })
+                    else {
+                        throw fail("bad \\u escape in a string")
+                    }
+                    i += 6
+                default:
+                    throw fail("bad escape in a string")
+                }
+                continue
+            }
+            guard byte >= 0x20 else { throw fail("control character in a string") }
+            i += 1
+        }
+        throw fail("unterminated string")
+    }
+
+    private mutating func scanNumber() throws(JSONSyntaxError) {
+        if bytes[i] == UInt8(ascii: "-") { i += 1 }
+        guard i < end, isDigit(bytes[i]) else { throw fail("expected a digit") }
+        if bytes[i] == UInt8(ascii: "0") {
+            i += 1
+        } else {
+            while i < end, isDigit(bytes[i]) { i += 1 }
+        }
+        if i < end, bytes[i] == UInt8(ascii: ".") {
+            i += 1
+            guard i < end, isDigit(bytes[i]) else { throw fail("expected a digit after '.'") }
+            while i < end, isDigit(bytes[i]) { i += 1 }
+        }
+        if i < end, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
+            i += 1
+            if i < end, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
+            guard i < end, isDigit(bytes[i]) else { throw fail("expected a digit in the exponent") }
+            while i < end, isDigit(bytes[i]) { i += 1 }
+        }
+    }
+
+    private mutating func scanLiteral(_ literal: StaticString) throws(JSONSyntaxError) {
+        let count = literal.utf8CodeUnitCount
+        guard end - i >= count else { throw fail("expected a value") }
+        let matches = literal.withUTF8Buffer { text in
+            (0..<count).allSatisfy { bytes[i + $0] == text[$0] }
+        }
+        guard matches else { throw fail("expected a value") }
+        i += count
+    }
+
+    private mutating func skipWhitespace() {
+        while i < end {
+            switch bytes[i] {
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"): i += 1
+            default: return
+            }
+        }
+    }
+
+    private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+    private func fail(_ message: String) -> JSONSyntaxError { JSONSyntaxError(offset: i, message: message) }
+}
+
+/// Turns the bytes of a JSON string (between its quotes) into a `String`.
+enum JSONStrings {
+    /// The string written in `bytes[start..<end]`, escapes resolved; the scanner has already
+    /// checked the escapes, so anything odd left (a lone surrogate) becomes U+FFFD.
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(end - start)
+        var i = start
+        while i < end {
+            let byte = bytes[i]
+            guard byte == UInt8(ascii: "\\"), i + 1 < end else {
+                out.append(byte)
+                i += 1
+                continue
+            }
+            let escape = bytes[i + 1]
+            i += 2
+            switch escape {
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = hex4(bytes, i, end) ?? 0xFFFD
+                i += 4
+                if (0xD800..<0xDC00).contains(scalar) {
+                    // A high surrogate: pair it with the low one that should follow.
+                    if i + 6 <= end, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u"),
+                        let low = hex4(bytes, i + 2, end), (0xDC00..<0xE000).contains(low)
+                    {
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                        i += 6
+                    } else {
+                        scalar = 0xFFFD
+                    }
+                } else if (0xDC00..<0xE000).contains(scalar) {
+                    scalar = 0xFFFD
+                }
+                let character = Unicode.Scalar(scalar) ?? "\u{FFFD}"
+                out.append(contentsOf: String(character).utf8)
+            default: out.append(escape)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The value of a hexadecimal digit.
+    static func hexValue(_ byte: UInt8) -> UInt32? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
+        default: nil
+        }
+    }
+
+    private static func hex4(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> UInt32? {
+        guard start + 4 <= end else { return nil }
+        var value: UInt32 = 0
+        for index in start..<start + 4 {
+            guard let digit = hexValue(bytes[index]) else { return nil }
+            value = value << 4 | digit
+        }
+        return value
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import Geofence
+
+/// Typed access to the members a scan located, with errors that name the member.
+struct JSONFields {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let tokens: UnsafeMutableBufferPointer<JSONToken>
+    let context: LineContext
+
+    func token(_ key: JSONKey) -> JSONToken { tokens[key.rawValue] }
+
+    /// Whether the member is there with a value other than null.
+    func has(_ key: JSONKey) -> Bool {
+        let kind = tokens[key.rawValue].kind
+        return kind != .absent && kind != .null
+    }
+
+    /// The first of `keys` that has a value: aliases are listed with the preferred name first.
+    func first(_ preferred: JSONKey, _ alias: JSONKey) -> JSONKey? {
+        has(preferred) ? preferred : has(alias) ? alias : nil
+    }
+
+    /// The value as written in the line, shortened, for messages.
+    func quoted(_ token: JSONToken) -> String {
+        let start = token.kind == .string ? token.start - 1 : token.start
+        let end = token.kind == .string ? token.end + 1 : token.end
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        return text.count > 40 ? String(text.prefix(37)) + "..." : text
+    }
+
+    private func kindName(_ token: JSONToken) -> String {
+        switch token.kind {
+        case .absent, .null: "null"
+        case .string: "the string \(quoted(token))"
+        case .number: "the number \(quoted(token))"
+        case .bool: "\(token.bool)"
+        case .object: "an object"
+        case .array: "an array"
+        }
+    }
+
+    func missing(_ key: JSONKey, _ what: String) -> InputError {
+        context.error(field: key.name, "missing (\(what))", kind: .missingField)
+    }
+
+    /// The number in `key`, or `nil` when absent or null. With `lenient`, a string holding a
+    /// number is accepted too (some OwnTracks clients and bridges quote their numbers).
+    func number(_ key: JSONKey, lenient: Bool = false) throws(InputError) -> Double? {
+        let token = tokens[key.rawValue]
+        switch token.kind {
+        case .absent, .null:
+            return nil
+        case .number:
+            if let value = NumberText.parse(bytes, token.start, token.end) { return value }
+        case .string where lenient && !token.hasEscapes:
+            var start = token.start
+            var end = token.end
+            while start < end, bytes[start] == UInt8(ascii: " ") { start += 1 }
+            while end > start, bytes[end - 1] == UInt8(ascii: " ") { end -= 1 }
+            if let value = NumberText.parse(bytes, start, end) { return value }
+        default:
+            break
+        }
+        throw context.error(
+            field: key.name, "expected a number, found \(kindName(token))", kind: .invalidField)
+    }
+
+    /// A number that must be finite if given (NaN and infinities only reach here through
+    /// lenient strings).
+    func finiteNumber(_ key: JSONKey, lenient: Bool = false) throws(InputError) -> Double? {
+        guard let value = try number(key, lenient: lenient) else { return nil }
+        guard value.isFinite else {
+            throw context.error(
+                field: key.name, "\(quoted(token(key))) is not a finite number", kind: .invalidField)
+        }
+        return value
+    }
+
+    /// The string in `key`, or `nil` when absent or null.
+    func string(_ key: JSONKey) throws(InputError) -> String? {
+        let token = tokens[key.rawValue]
+        switch token.kind {
+        case .absent, .null:
+            return nil
+        case .string:
+            return token.hasEscapes
+                ? JSONStrings.decode(bytes, token.start, token.end)
+                : String(
+                    decoding: UnsafeBufferPointer(rebasing: bytes[token.start..<token.end]), as: UTF8.self)
+        default:
+            throw context.error(
+                field: key.name, "expected a string, found \(kindName(token))", kind: .invalidField)
+        }
+    }
+
+    /// Whether `key` holds exactly this ASCII string, compared without making a `String`.
+    func stringEquals(_ key: JSONKey, _ expected: StaticString) -> Bool {
+        let token = tokens[key.rawValue]
+        guard token.kind == .string, !token.hasEscapes, token.end - token.start == expected.utf8CodeUnitCount
+        else {
+            return false
+        }
+        return expected.withUTF8Buffer { text in
+            (0..<text.count).allSatisfy { bytes[token.start + $0] == text[$0] }
+        }
+    }
+
+    /// The coordinate from two members, both required.
+    func coordinate(
+        _ latitudeKey: JSONKey, _ longitudeKey: JSONKey, lenient: Bool, what: String
+    ) throws(InputError) -> Coordinate {
+        guard let latitude = try number(latitudeKey, lenient: lenient) else {
+            throw missing(latitudeKey, what)
+        }
+        guard let longitude = try number(longitudeKey, lenient: lenient) else {
+            throw missing(longitudeKey, what)
+        }
+        return try context.coordinate(
+            latitude: latitude, latitudeText: quoted(token(latitudeKey)), latitudeField: latitudeKey.name,
+            longitude: longitude, longitudeText: quoted(token(longitudeKey)),
+            longitudeField: longitudeKey.name)
+    }
+
+    /// A time given as Unix milliseconds (a number) or ISO 8601 (a string).
+    func time(_ key: JSONKey) throws(InputError) -> Date? {
+        let token = tokens[key.rawValue]
+        switch token.kind {
+        case .absent, .null:
+            return nil
+        case .number:
+            guard let milliseconds = try number(key) else { return nil }
+            guard abs(milliseconds) >= Units.smallestPlausibleMilliseconds else {
+                throw context.error(
+                    field: key.name,
+                    "\(quoted(token)) looks like Unix seconds; numbers here are Unix milliseconds",
+                    kind: .invalidField)
+            }
+            return Date(timeIntervalSince1970: milliseconds / 1000)
+        case .string:
+            if !token.hasEscapes,
+                let seconds = TimeText.parse(bytes, token.start, token.end, zone: context.zone)
+            {
+                return Date(timeIntervalSince1970: seconds)
+            }
+            throw context.error(
+                field: key.name, "\(quoted(token)) is not an ISO 8601 time", kind: .invalidField)
+        default:
+            throw context.error(
+                field: key.name, "expected Unix milliseconds or an ISO 8601 string, found \(kindName(token))",
+                kind: .invalidField)
+        }
+    }
+
+    /// A time given as Unix seconds (OwnTracks `tst`, `wtst`).
+    func unixSeconds(_ key: JSONKey) throws(InputError) -> Date? {
+        guard let seconds = try finiteNumber(key, lenient: true) else { return nil }
+        return Date(timeIntervalSince1970: seconds)
+    }
+
+    /// A whole number (a floor); `2.0` is accepted, `2.5` is not.
+    func integer(_ key: JSONKey) throws(InputError) -> Int? {
+        guard let value = try number(key) else { return nil }
+        guard value.rounded() == value, abs(value) < 1e15 else {
+            throw context.error(
+                field: key.name, "\(quoted(token(key))) is not a whole number", kind: .invalidField)
+        }
+        return Int(value)
+    }
+}

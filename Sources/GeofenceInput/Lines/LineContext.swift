@@ -1,0 +1,66 @@
+import Foundation
+import Geofence
+
+/// Where a line came from and how to read its times, carried through the record builders so
+/// every error can name its place.
+struct LineContext {
+    let source: String
+    let line: Int
+    let zone: LocalZone
+    /// The device to name when a record names none.
+    let defaultDeviceId: String?
+
+    func error(
+        field: String? = nil, column: Int? = nil, _ message: String, kind: InputError.Kind
+    ) -> InputError {
+        InputError(source: source, line: line, column: column, field: field, message: message, kind: kind)
+    }
+
+    /// The coordinate for a latitude and longitude already read as numbers, with errors that
+    /// quote the values as written.
+    func coordinate(
+        latitude: Double, latitudeText: @autoclosure () -> String, latitudeField: String,
+        longitude: Double, longitudeText: @autoclosure () -> String, longitudeField: String
+    ) throws(InputError) -> Coordinate {
+        try checkRange(latitude, text: latitudeText(), field: latitudeField, limit: 90)
+        try checkRange(longitude, text: longitudeText(), field: longitudeField, limit: 180)
+        do {
+            return try Coordinate(latitude: latitude, longitude: longitude)
+        } catch {
+            // Unreachable after the checks above; kept so a change in Coordinate's rules still
+            // surfaces as an input error rather than a crash.
+            throw self.error(field: latitudeField, error.description, kind: .invalidCoordinate)
+        }
+    }
+
+    private func checkRange(_ value: Double, text: String, field: String, limit: Double) throws(InputError) {
+        guard value.isFinite else {
+            throw error(field: field, "\(text) is not a finite number", kind: .invalidCoordinate)
+        }
+        guard value >= -limit, value <= limit else {
+            let bound = Int(limit)
+            throw error(field: field, "\(text) is outside -\(bound)...\(bound)", kind: .invalidCoordinate)
+        }
+    }
+}
+
+/// Reads trimmed fields in the units this library uses.
+enum Units {
+    /// An accuracy in metres, or `nil` when it says "unknown": trackers write 0 or a negative
+    /// number for that (Core Location uses -1; Posmo and AWARE exports write 0).
+    static func accuracy(_ value: Double?) -> Double? {
+        guard let value, value.isFinite, value > 0 else { return nil }
+        return value
+    }
+
+    /// The device from an OwnTracks topic: `owntracks/USER/DEVICE` (optionally with a leading
+    /// slash or further levels) gives `USER/DEVICE`; any other topic is kept as it is.
+    static func deviceId(fromTopic topic: String) -> String {
+        let levels = topic.split(separator: "/", omittingEmptySubsequences: true)
+        guard levels.count >= 3 else { return topic }
+        return "\(levels[1])/\(levels[2])"
+    }
+
+    /// Milliseconds since 1970 as a date; values this small are Unix seconds written by mistake.
+    static let smallestPlausibleMilliseconds = 100_000_000_000.0
+}

@@ -1,0 +1,152 @@
+import Foundation
+import Geofence
+
+/// Reads tracker output one line at a time: the project's NDJSON, OwnTracks JSON, OwnTracks
+/// Recorder `.rec` lines and CSV, told apart line by line when the format is `auto`.
+///
+/// The decoder is a value with a little state (the CSV header once seen, and a scratch buffer
+/// reused between lines), made for a reader that follows a file like `tail -F`: give it each
+/// line as it comes, report any error and go on. A line never affects how another is read,
+/// except that a CSV header sets the columns for the rows after it.
+///
+/// ```swift
+/// var decoder = LineDecoder(source: "fixes.ndjson")
+/// switch decoder.decode(#"{"latitude":47.37,"longitude":8.54,"timestamp":1700000000000}"#, number: 1) {
+/// case .success(let record?): print(record)
+/// case .success(nil): break  // blank, comment or header line
+/// case .failure(let error): print(error)  // fixes.ndjson:1: ...
+/// }
+/// ```
+public struct LineDecoder: Sendable {
+    /// The format lines are read in; `.auto` tells it from each line.
+    public let format: InputFormat
+    /// The name of the source, used in errors.
+    public let source: String
+    /// The zone for times written without an offset (NDJSON and CSV times; OwnTracks and
+    /// Recorder times always carry one).
+    public let timeZone: TimeZone
+    /// The device to give records that name none (e.g. `USER/DEVICE` from a Recorder file's path).
+    public let deviceId: String?
+    private let zone: LocalZone
+    private var tokens: [JSONToken]
+    private var csv: CSVReader
+
+    /// Makes a decoder for one source.
+    public init(
+        format: InputFormat = .auto, source: String, timeZone: TimeZone = .gmt, deviceId: String? = nil
+    ) {
+        self.format = format
+        self.source = source
+        self.timeZone = timeZone
+        self.deviceId = deviceId
+        self.zone = LocalZone(timeZone)
+        self.tokens = Array(repeating: .absent, count: JSONKey.allCases.count)
+        self.csv = CSVReader(source: source, timeZone: timeZone, deviceId: deviceId)
+    }
+
+    /// Reads one line (its line break may be left on); `nil` for a blank line, a `#` comment
+    /// or a CSV header.
+    @inlinable
+    public mutating func decode(_ line: some StringProtocol, number: Int) -> Result<InputRecord?, InputError>
+    {
+        if let result = line.utf8.withContiguousStorageIfAvailable({ decode(bytes: $0, number: number) }) {
+            return result
+        }
+        var text = String(line)
+        return text.withUTF8 { decode(bytes: $0, number: number) }
+    }
+
+    /// Reads one line given as UTF-8 bytes; the fastest way in, with no `String` made.
+    @inlinable
+    public mutating func decode(utf8 line: some Collection<UInt8>, number: Int) -> Result<
+        InputRecord?, InputError
+    > {
+        if let result = line.withContiguousStorageIfAvailable({ decode(bytes: $0, number: number) }) {
+            return result
+        }
+        return Array(line).withUnsafeBufferPointer { decode(bytes: $0, number: number) }
+    }
+
+    /// Reads one line from a buffer that is only valid for the call.
+    public mutating func decode(bytes: UnsafeBufferPointer<UInt8>, number: Int) -> Result<
+        InputRecord?, InputError
+    > {
+        let (start, end) = LineBytes.trim(bytes)
+        if start == end || bytes[start] == UInt8(ascii: "#") { return .success(nil) }
+        let context = LineContext(source: source, line: number, zone: zone, defaultDeviceId: deviceId)
+        switch format {
+        case .ndjson:
+            return json(bytes, start, end, context: context, as: .ndjson)
+        case .owntracks:
+            return json(bytes, start, end, context: context, as: .owntracks)
+        case .rec:
+            return recLine(bytes, start, end, context: context)
+        case .csv:
+            return csv.decode(bytes: bytes, number: number)
+        case .gpx:
+            return .failure(gpxIsADocument(context))
+        case .auto:
+            let first = bytes[start]
+            if first == UInt8(ascii: "{") { return json(bytes, start, end, context: context, as: .auto) }
+            if first == UInt8(ascii: "<") { return .failure(gpxIsADocument(context)) }
+            if RecLine.looksLikeOne(bytes, start, end) { return recLine(bytes, start, end, context: context) }
+            if csv.hasHeader || csv.adoptHeader(bytes, start, end) {
+                return csv.decode(bytes: bytes, number: number)
+            }
+            return .failure(
+                context.error(
+                    "not JSON, not an OwnTracks Recorder line, and no CSV header naming latitude, longitude and time has been read",
+                    kind: .unrecognized))
+        }
+    }
+
+    private func gpxIsADocument(_ context: LineContext) -> InputError {
+        context.error("GPX is read as a whole document (GPXReader), not line by line", kind: .unrecognized)
+    }
+
+    /// Scans a JSON object and builds its record; `.auto` picks OwnTracks when `_type` is there.
+    private mutating func json(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, context: LineContext,
+        as format: InputFormat,
+        fallbackTime: Date? = nil
+    ) -> Result<InputRecord?, InputError> {
+        tokens.withUnsafeMutableBufferPointer { tokens in
+            do throws(JSONSyntaxError) {
+                try FlatJSONScanner.scan(bytes, start: start, end: end, into: tokens)
+            } catch {
+                return .failure(
+                    context.error(
+                        column: LineBytes.column(of: error.offset, in: bytes), error.message, kind: .malformed
+                    ))
+            }
+            let fields = JSONFields(bytes: bytes, tokens: tokens, context: context)
+            let isOwnTracks =
+                format == .owntracks || (format == .auto && fields.token(.ownTracksType).kind != .absent)
+            do throws(InputError) {
+                return .success(
+                    isOwnTracks
+                        ? try OwnTracksRecord.make(fields, fallbackTime: fallbackTime)
+                        : try NDJSONRecord.make(fields))
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    private mutating func recLine(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, context: LineContext
+    ) -> Result<InputRecord?, InputError> {
+        switch RecLine.split(bytes, start, end) {
+        case .failure(let problem):
+            return .failure(context.error(column: problem.column, problem.message, kind: problem.kind))
+        case .success(let parts):
+            guard parts.payloadStart < parts.payloadEnd, bytes[parts.payloadStart] == UInt8(ascii: "{") else {
+                return .success(
+                    .ignored(kind: "rec", reason: "payload is not JSON (relative topic \(parts.topic))"))
+            }
+            return json(
+                bytes, parts.payloadStart, parts.payloadEnd, context: context, as: .owntracks,
+                fallbackTime: Date(timeIntervalSince1970: parts.seconds))
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Geofence
+
+/// Builds records from OwnTracks JSON messages (https://owntracks.org/booklet/tech/json/).
+enum OwnTracksRecord {
+    /// Reads a message. `fallbackTime` stands in for a missing `tst` (a Recorder line's own time).
+    static func make(_ fields: JSONFields, fallbackTime: Date? = nil) throws(InputError) -> InputRecord {
+        if fields.stringEquals(.ownTracksType, "location") {
+            return .fix(try location(fields, fallbackTime: fallbackTime))
+        }
+        guard let type = try fields.string(.ownTracksType) else {
+            throw fields.missing(.ownTracksType, "every OwnTracks message names its type")
+        }
+        switch type {
+        case "transition":
+            return .transition(try transition(fields, fallbackTime: fallbackTime))
+        case "waypoint", "waypoints":
+            return .ignored(kind: type, reason: "a region definition, not a position")
+        case "lwt":
+            return .ignored(kind: type, reason: "last will: the device lost its connection to the broker")
+        case "card":
+            return .ignored(kind: type, reason: "a user card (name and picture), not a position")
+        case "encrypted":
+            return .ignored(
+                kind: type, reason: "an encrypted payload; reading it needs the device's secret key")
+        case "cmd", "configuration", "dump", "request", "status", "steps", "beacon", "setWaypoints",
+            "install",
+            "response":
+            return .ignored(kind: type, reason: "not a position")
+        default:
+            return .ignored(kind: type, reason: "an OwnTracks message type this reader does not know")
+        }
+    }
+
+    private static func location(_ fields: JSONFields, fallbackTime: Date?) throws(InputError) -> Fix {
+        let coordinate = try fields.coordinate(
+            .lat, .lon, lenient: true, what: "a location needs lat and lon")
+        guard let timestamp = try fields.unixSeconds(.tst) ?? fallbackTime else {
+            throw fields.missing(.tst, "a location needs its time in Unix seconds")
+        }
+        let label = try fields.string(.tid)
+        // OwnTracks sends vel in km/h; Fix.speed is metres per second.
+        let speed = try fields.finiteNumber(.vel, lenient: true).map { $0 / 3.6 }
+        return Fix(
+            timestamp: timestamp,
+            coordinate: coordinate,
+            horizontalAccuracy: Units.accuracy(try fields.finiteNumber(.acc, lenient: true)),
+            altitude: try fields.finiteNumber(.alt, lenient: true),
+            verticalAccuracy: Units.accuracy(try fields.finiteNumber(.vac, lenient: true)),
+            speed: speed,
+            course: try fields.finiteNumber(.cog, lenient: true),
+            deviceId: try device(fields, label: label),
+            label: label)
+    }
+
+    private static func transition(_ fields: JSONFields, fallbackTime: Date?) throws(InputError)
+        -> OwnTracksTransition
+    {
+        guard let timestamp = try fields.unixSeconds(.tst) ?? fallbackTime else {
+            throw fields.missing(.tst, "a transition needs its time in Unix seconds")
+        }
+        guard let event = try fields.string(.event) else {
+            throw fields.missing(.event, "a transition says \"enter\" or \"leave\"")
+        }
+        var coordinate: Coordinate?
+        if fields.has(.lat) || fields.has(.lon) {
+            coordinate = try fields.coordinate(
+                .lat, .lon, lenient: true, what: "a position needs both lat and lon")
+        }
+        let label = try fields.string(.tid)
+        return OwnTracksTransition(
+            timestamp: timestamp,
+            event: event,
+            regionName: try fields.string(.desc),
+            regionTimestamp: try fields.unixSeconds(.wtst),
+            coordinate: coordinate,
+            horizontalAccuracy: Units.accuracy(try fields.finiteNumber(.acc, lenient: true)),
+            trigger: try fields.string(.trigger),
+            deviceId: try device(fields, label: label),
+            label: label)
+    }
+
+    /// The topic names the device best; then the caller's default (a Recorder file's
+    /// USER/DEVICE); the two-letter tid only as a last resort.
+    private static func device(_ fields: JSONFields, label: String?) throws(InputError) -> String? {
+        if let topic = try fields.string(.topic) { return Units.deviceId(fromTopic: topic) }
+        return fields.context.defaultDeviceId ?? label
+    }
+}

@@ -1,0 +1,18 @@
+/// The formats tracker output can come in, as named on the command line (`--format`).
+public enum InputFormat: String, CaseIterable, Sendable {
+    /// Tell the format from each line: a JSON object with `_type` is OwnTracks, any other JSON
+    /// object is the project's NDJSON, a line shaped like `ISO-time<TAB>topic<TAB>JSON` is an
+    /// OwnTracks Recorder line, and a CSV header line starts CSV. GPX is told from a whole
+    /// document (`<?xml` or `<gpx` at its start).
+    case auto
+    /// The project's own NDJSON: one fix or visit per line, AWARE-style field names.
+    case ndjson
+    /// OwnTracks JSON messages, one per line (`_type` location, transition, waypoint, ...).
+    case owntracks
+    /// OwnTracks Recorder `.rec` lines: `ISO-time<TAB>relative-topic<TAB>OwnTracks-JSON`.
+    case rec
+    /// A GPX 1.0 or 1.1 document: track points, route points and waypoints that carry a time.
+    case gpx
+    /// Comma-, semicolon- or tab-separated values with a header line naming the columns.
+    case csv
+}

@@ -1,0 +1,22 @@
+import Geofence
+
+/// One thing read from tracker output: a fix, a visit, an OwnTracks transition, or a message
+/// that was recognised but carries no position.
+public enum InputRecord: Sendable, Hashable {
+    /// A position report.
+    case fix(Fix)
+    /// A stay at one place, with either end possibly unknown.
+    case visit(Visit)
+    /// An OwnTracks region transition (`_type: transition`): the phone's own enter/leave
+    /// decision, kept so the runtime can log it next to its own events.
+    case transition(OwnTracksTransition)
+    /// A message that was recognised and deliberately not turned into a fix: an OwnTracks
+    /// waypoint definition, a last-will message, a card. `kind` names the message (its `_type`,
+    /// or `rec` for a Recorder line whose payload is not JSON), `reason` says why it was skipped.
+    case ignored(kind: String, reason: String)
+
+    /// The fix, if this record is one.
+    public var fix: Fix? { if case .fix(let fix) = self { fix } else { nil } }
+    /// The visit, if this record is one.
+    public var visit: Visit? { if case .visit(let visit) = self { visit } else { nil } }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+
+@testable import Geofence
+@testable import GeofenceInput
+
+/// A shared GPX file with the number of fixes it must give and of points it must skip,
+/// counted independently with Python's ElementTree.
+struct GPXFileCase: Sendable, CustomTestStringConvertible {
+    let file: String
+    let fixes: Int
+    let skipped: Int
+    var testDescription: String { file }
+}
+
+@Suite struct GPXReaderTests {
+    static let files: [GPXFileCase] = [
+        GPXFileCase(file: "Mojstrovka.gpx", fixes: 184, skipped: 0),
+        GPXFileCase(file: "around-visnjan-with-car.gpx", fixes: 104, skipped: 0),
+        GPXFileCase(file: "cerknicko-jezero.gpx", fixes: 297, skipped: 6),
+        GPXFileCase(file: "gpx1.1_with_all_fields.gpx", fixes: 3, skipped: 5),
+        GPXFileCase(file: "korita-zbevnica.gpx", fixes: 513, skipped: 360),
+        GPXFileCase(file: "track-with-empty-segment.gpx", fixes: 9, skipped: 0),
+        GPXFileCase(file: "track_with_dilution_errors.gpx", fixes: 0, skipped: 3),
+        GPXFileCase(file: "track_with_speed.gpx", fixes: 3, skipped: 0),
+        GPXFileCase(file: "unicode_with_bom.gpx", fixes: 1, skipped: 0),
+    ]
+
+    @Test(arguments: files)
+    func readsEverySharedFile(_ file: GPXFileCase) throws {
+        let url = try dataURL("gpx/" + file.file)
+        let batch = GPXReader.read(data: try Data(contentsOf: url), source: file.file)
+        #expect(batch.records.count == file.fixes)
+        #expect(batch.errors.count == file.skipped)
+        // Every skip is a point without a time, never a parse failure.
+        #expect(batch.errors.allSatisfy { $0.kind == .missingField && $0.field == "time" && $0.line > 0 })
+        let times = batch.records.compactMap { $0.fix?.timestamp }
+        #expect(times.count == file.fixes)
+        #expect(times == times.sorted())
+        // Auto-detection reads it as GPX too.
+        #expect(InputReader.readAll(contentsOf: url) == batch)
+    }
+
+    @Test func readsGPX10SpeedAndElevation() throws {
+        let data = try Data(contentsOf: try dataURL("gpx/track_with_speed.gpx"))
+        let fixes = GPXReader.read(data: data, source: "s").records.compactMap(\.fix)
+        #expect(fixes.map(\.speed) == [1.2, 2.2, 3.2])
+        #expect(
+            fixes.first
+                == Fix(
+                    timestamp: unix(1_236_002_752), coordinate: at(52.330848, 5.541371), altitude: 48.962041,
+                    speed: 1.2))
+    }
+
+    @Test func readsAWaypointAfterAByteOrderMark() throws {
+        let data = try Data(contentsOf: try dataURL("gpx/unicode_with_bom.gpx"))
+        #expect(data.starts(with: [0xEF, 0xBB, 0xBF]))
+        let fixes = GPXReader.read(data: data, source: "s").records.compactMap(\.fix)
+        // 2016-05-27T10:08:47.8Z; hdop 16.2 gives no accuracy.
+        #expect(
+            fixes == [
+                Fix(
+                    timestamp: unix(1_464_343_727.8), coordinate: at(43.309634, 3.515386), altitude: -14.6,
+                    label: "test")
+            ])
+    }
+
+    @Test func namesTheLineOfAPointWithoutTime() throws {
+        let data = try Data(contentsOf: try dataURL("gpx/track_with_dilution_errors.gpx"))
+        let errors = GPXReader.read(data: data, source: "dop.gpx").errors
+        #expect(
+            errors.map(\.description) == [
+                #"dop.gpx:3: field "time": <wpt> has no time; skipped"#,
+                #"dop.gpx:8: field "time": <rtept> has no time; skipped"#,
+                #"dop.gpx:16: field "time": <trkpt> has no time; skipped"#,
+            ])
+    }
+
+    @Test func readsSpeedAndCourseFromGarminExtensionsAndSortsByTime() {
+        let gpx = """
+            <?xml version="1.0"?>
+            <gpx version="1.1" xmlns="http://www.topografix.com/GPX/1/1"
+                 xmlns:gpxtpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v2">
+              <wpt lat="1" lon="2"><time>2023-11-14T22:13:30Z</time><name>Later</name></wpt>
+              <trk><trkseg>
+                <trkpt lat="1.5" lon="2.5"><time>2023-11-14T22:13:20Z</time>
+                  <extensions><gpxtpx:TrackPointExtension><gpxtpx:speed>4.5</gpxtpx:speed>
+                  <gpxtpx:course>33</gpxtpx:course></gpxtpx:TrackPointExtension></extensions>
+                </trkpt>
+              </trkseg></trk>
+            </gpx>
+            """
+        let batch = GPXReader.read(data: Data(gpx.utf8), source: "g.gpx")
+        #expect(batch.errors == [])
+        #expect(
+            batch.records == [
+                .fix(Fix(timestamp: unix(1_700_000_000), coordinate: at(1.5, 2.5), speed: 4.5, course: 33)),
+                .fix(Fix(timestamp: unix(1_700_000_010), coordinate: at(1, 2), label: "Later")),
+            ])
+    }
+
+    @Test func skipsBadPointsAndKeepsTheRest() {
+        let gpx = """
+            <gpx><trk><trkseg>
+            <trkpt lat="91" lon="2"><time>2023-11-14T22:13:20Z</time></trkpt>
+            <trkpt lat="1" lon="2"><time>soon</time></trkpt>
+            <trkpt lon="2"><time>2023-11-14T22:13:20Z</time></trkpt>
+            <trkpt lat="1" lon="2"><time>2023-11-14T22:13:20Z</time></trkpt>
+            </trkseg></trk></gpx>
+            """
+        let batch = GPXReader.read(data: Data(gpx.utf8), source: "bad.gpx")
+        #expect(batch.records == [.fix(Fix(timestamp: unix(1_700_000_000), coordinate: at(1, 2)))])
+        #expect(
+            batch.errors.map(\.description) == [
+                #"bad.gpx:2: field "lat": 91 is outside -90...90"#,
+                #"bad.gpx:3: field "time": "soon" is not an ISO 8601 time"#,
+                #"bad.gpx:4: field "lat": <trkpt> has no lat"#,
+            ])
+        #expect(batch.errors.map(\.kind) == [.invalidCoordinate, .invalidField, .missingField])
+    }
+
+    @Test func aTruncatedDocumentKeepsThePointsBeforeTheFault() throws {
+        let gpx = """
+            <gpx><trk><trkseg>
+            <trkpt lat="1" lon="2"><time>2023-11-14T22:13:20Z</time></trkpt>
+            <trkpt lat="1" lon="2"><time>2023-11-14T22:13
+            """
+        let batch = GPXReader.read(data: Data(gpx.utf8), source: "cut.gpx")
+        #expect(batch.records.count == 1)
+        let error = try #require(batch.errors.last)
+        #expect(error.kind == .malformed)
+        #expect(error.line == 3)
+    }
+
+    @Test func refusesADocumentThatIsNotGPX() {
+        let batch = GPXReader.read(data: Data("<kml><Placemark/></kml>".utf8), source: "x.kml")
+        #expect(batch.records == [])
+        #expect(batch.errors.map(\.description) == ["x.kml:1: not a GPX document: the root element is <kml>"])
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+@testable import GeofenceInput
+
+@Suite struct TextParsingTests {
+    private func number(_ text: String) -> Double? {
+        var copy = text
+        return copy.withUTF8 { NumberText.parse($0, 0, $0.count) }
+    }
+
+    private func seconds(_ text: String, zone: TimeZone = .gmt) -> Double? {
+        var copy = text
+        return copy.withUTF8 { TimeText.parse($0, 0, $0.count, zone: LocalZone(zone)) }
+    }
+
+    @Test(arguments: [
+        "0", "-0", "1", "47.3769", "-122.4194", "7.038471899999999", "46.51694570000001", "1e1", "-9.5e1",
+        "1.7e12",
+        "0.1", "0.000001", "123456789012345678", "1234567890123456789012", "2.2250738585072014e-308", "1e400",
+        "+5",
+        "1700000000123", "0.30000000000000004", "9007199254740993", "1E-7",
+    ])
+    func readsNumbersExactlyAsTheStandardLibraryDoes(_ text: String) throws {
+        let expected = try #require(Double(text))
+        #expect(number(text)?.bitPattern == expected.bitPattern)
+    }
+
+    @Test func readsRandomCoordinatesExactly() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let value = Double.random(in: -180...180, using: &generator)
+            for text in [value.description, String(format: "%.7f", value), String(format: "%.5f", value)] {
+                #expect(number(text) == Double(text), "\(text)")
+            }
+        }
+    }
+
+    @Test(arguments: ["", "-", ".", "abc", "1e", "1x", "--1"])
+    func refusesWhatIsNotANumber(_ text: String) {
+        #expect(number(text) == nil)
+    }
+
+    @Test(arguments: [
+        ("2023-11-14T22:13:20Z", 1_700_000_000.0), ("2023-11-14T22:13:20z", 1_700_000_000),
+        ("2023-11-14t22:13:20Z", 1_700_000_000), ("2023-11-14 22:13:20", 1_700_000_000),
+        ("2023-11-14T22:13Z", 1_699_999_980), ("2023-11-14T22:13:20.5Z", 1_700_000_000.5),
+        ("2023-11-14T22:13:20,25Z", 1_700_000_000.25), ("2023-11-14T23:13:20+01:00", 1_700_000_000),
+        ("2023-11-14T23:13:20+0100", 1_700_000_000), ("2023-11-14T23:13:20+01", 1_700_000_000),
+        ("2023-11-14T17:43:20-04:30", 1_700_000_000), ("1970-01-01T00:00:00Z", 0),
+        ("1901-12-13T20:45:52Z", -2_147_483_648), ("2024-02-29T00:00:00Z", 1_709_164_800),
+        ("2016-12-31T23:59:60Z", 1_483_228_800),
+    ])
+    func readsISOTimes(_ text: String, _ expected: Double) {
+        #expect(seconds(text) == expected)
+    }
+
+    @Test(arguments: [
+        "2023-11-14", "2023-13-01T00:00:00Z", "2023-02-29T00:00:00Z", "2023-11-14T24:00:00Z",
+        "2023-11-14T22:60:00Z",
+        "2023-11-14T22:13:20.Z", "2023-11-14T22:13:20+1", "2023-11-14T22:13:20Zulu", "23-11-14T22:13:20Z",
+        "2023-11-14T22:13:20 Z", "1700000000",
+    ])
+    func refusesWhatIsNotAnISOTime(_ text: String) {
+        #expect(seconds(text) == nil)
+    }
+
+    @Test func readsNineFractionDigits() throws {
+        let value = try #require(seconds("2019-01-25 19:00:16.178999901"))
+        #expect(abs(value - 1_548_442_816.178_999_901) < 1e-6)
+    }
+
+    @Test func readsLocalTimesAcrossADaylightSavingChange() throws {
+        let zurich = try #require(TimeZone(identifier: "Europe/Zurich"))
+        // The clocks went forward at 02:00 local on 2023-03-26.
+        #expect(seconds("2023-03-26 01:30:00", zone: zurich) == 1_679_790_600)
+        #expect(seconds("2023-03-26 03:30:00", zone: zurich) == 1_679_794_200)
+    }
+}
