@@ -1,5 +1,6 @@
 import Foundation
 import Geofence
+import GeofenceInput
 
 /// `geofence stays FILE|-`: the visits hidden in a file of fixes, as NDJSON or as a table.
 ///
@@ -80,10 +81,9 @@ enum StaysCommand {
             output.write(Data((lines.joined(separator: "\n") + "\n").utf8))
         }
         if options.table { output.write(Data((table.header + "\n").utf8)) }
-        try NDJSONFixReader().read(
-            path: path,
-            fix: { emit(detector.ingest($0)) },
-            skipped: { FileHandle.standardError.write(Data("geofence: \($0)\n".utf8)) })
+        try RecordReader(path: path).read(
+            record: { if let fix = $0.fix { emit(detector.ingest(fix)) } },
+            error: { FileHandle.standardError.write(Data("geofence: \($0)\n".utf8)) })
         emit(detector.finish())
     }
 

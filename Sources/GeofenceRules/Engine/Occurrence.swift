@@ -10,6 +10,9 @@ public struct Occurrence: Sendable, Hashable {
         case enter
         /// The person left the place.
         case exit
+        /// The place's state was determined for the first time (at start, or for a new place): not a
+        /// crossing, so enter and exit rules do not fire, but a stay inside starts for dwell.
+        case determined(inside: Bool)
         /// A visit started at the place.
         case visitStart
         /// A visit at the place ended.
@@ -81,6 +84,45 @@ public struct CommuteRecord: Sendable, Hashable, Codable {
 
     /// Seconds from start to end, for completed commutes.
     public var durationSeconds: Double? { end.map { $0.timeIntervalSince(start) } }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, rule, device, from, to, start, end, reason, status, durationSeconds
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(rule, forKey: .rule)
+        try container.encode(device, forKey: .device)
+        try container.encode(from, forKey: .from)
+        try container.encode(to, forKey: .to)
+        try container.encode(start, forKey: .start)
+        try container.encodeIfPresent(end, forKey: .end)
+        try container.encodeIfPresent(durationSeconds, forKey: .durationSeconds)
+        try container.encode(status, forKey: .status)
+        try container.encodeIfPresent(reason, forKey: .reason)
+    }
+
+    /// Makes a record.
+    public init(
+        id: String, rule: String, device: String, from: String, to: String, start: Date, end: Date?, reason: String?,
+        status: Status
+    ) {
+        (self.id, self.rule, self.device, self.from, self.to) = (id, rule, device, from, to)
+        (self.start, self.end, self.reason, self.status) = (start, end, reason, status)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            id: try container.decode(String.self, forKey: .id), rule: try container.decode(String.self, forKey: .rule),
+            device: try container.decode(String.self, forKey: .device),
+            from: try container.decode(String.self, forKey: .from), to: try container.decode(String.self, forKey: .to),
+            start: try container.decode(Date.self, forKey: .start),
+            end: try container.decodeIfPresent(Date.self, forKey: .end),
+            reason: try container.decodeIfPresent(String.self, forKey: .reason),
+            status: try container.decode(Status.self, forKey: .status))
+    }
 }
 
 /// An action a rule decided to take, with everything needed to carry it out later and to
@@ -125,6 +167,66 @@ public struct FiredAction: Sendable, Hashable, Codable {
     public var message: String?
     /// The commute, for commute rules.
     public var commute: CommuteRecord?
+
+    private enum CodingKeys: String, CodingKey {
+        case id, eventId, rule, action, path, arguments, timeoutSeconds, transition, place, date, latitude,
+            longitude, accuracy, device, message, commute
+    }
+
+    /// Encodes flat: `"action": "run"` with `arguments` and `timeoutSeconds` beside it.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(eventId, forKey: .eventId)
+        try container.encode(rule, forKey: .rule)
+        switch kind {
+        case .log(let path):
+            try container.encode("log", forKey: .action)
+            try container.encodeIfPresent(path, forKey: .path)
+        case .run(let arguments, let timeout):
+            try container.encode("run", forKey: .action)
+            try container.encode(arguments, forKey: .arguments)
+            try container.encode(timeout, forKey: .timeoutSeconds)
+        case .remind:
+            try container.encode("remind", forKey: .action)
+        }
+        try container.encode(transition, forKey: .transition)
+        try container.encodeIfPresent(place, forKey: .place)
+        try container.encode(date, forKey: .date)
+        try container.encodeIfPresent(latitude, forKey: .latitude)
+        try container.encodeIfPresent(longitude, forKey: .longitude)
+        try container.encodeIfPresent(accuracy, forKey: .accuracy)
+        try container.encode(device, forKey: .device)
+        try container.encodeIfPresent(message, forKey: .message)
+        try container.encodeIfPresent(commute, forKey: .commute)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        eventId = try container.decode(String.self, forKey: .eventId)
+        rule = try container.decode(String.self, forKey: .rule)
+        message = try container.decodeIfPresent(String.self, forKey: .message)
+        switch try container.decode(String.self, forKey: .action) {
+        case "log": kind = .log(path: try container.decodeIfPresent(String.self, forKey: .path))
+        case "run":
+            kind = .run(
+                arguments: try container.decode([String].self, forKey: .arguments),
+                timeoutSeconds: try container.decode(Double.self, forKey: .timeoutSeconds))
+        case "remind": kind = .remind(message: message ?? "")
+        case let other:
+            throw DecodingError.dataCorruptedError(
+                forKey: .action, in: container, debugDescription: "unknown action \(other)")
+        }
+        transition = try container.decode(String.self, forKey: .transition)
+        place = try container.decodeIfPresent(String.self, forKey: .place)
+        date = try container.decode(Date.self, forKey: .date)
+        latitude = try container.decodeIfPresent(Double.self, forKey: .latitude)
+        longitude = try container.decodeIfPresent(Double.self, forKey: .longitude)
+        accuracy = try container.decodeIfPresent(Double.self, forKey: .accuracy)
+        device = try container.decode(String.self, forKey: .device)
+        commute = try container.decodeIfPresent(CommuteRecord.self, forKey: .commute)
+    }
 }
 
 /// Stable identifiers from content, so that the same input always gives the same ids (replay and

@@ -43,6 +43,9 @@ public struct RuleEvaluator: Sendable {
             state.insideSince[place] = nil
             commutesOnExit(place, occurrence, state: &state)
             fire(.exit(place: place), occurrence, transition: "exit", state: &state, output: &output)
+        case .determined(let inside):
+            guard let place = occurrence.place else { break }
+            state.insideSince[place] = inside ? occurrence.date : nil
         case .visitStart:
             guard let place = occurrence.place else { break }
             fire(.visitStart(place: place), occurrence, transition: "visit-start", state: &state, output: &output)

@@ -1,0 +1,47 @@
+import Foundation
+
+/// The one JSON form of everything the engine writes (replay output, the event log, the outbox,
+/// hook standard input): ISO 8601 dates with milliseconds, keys in a fixed order.
+public enum EngineJSON {
+    /// An encoder for the engine's records.
+    public static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(timestamp(date))
+        }
+        return encoder
+    }
+
+    /// A decoder matching ``encoder()``.
+    public static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = parse(text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an ISO 8601 time: \(text)")
+            }
+            return date
+        }
+        return decoder
+    }
+
+    /// `value` as one line of JSON with `"type": type` first.
+    public static func line<Value: Encodable>(_ type: String, _ value: Value) throws -> String {
+        let body = String(decoding: try encoder().encode(value), as: UTF8.self)
+        let rest = body.dropFirst()
+        return "{\"type\":\"\(type)\"" + (rest.first == "}" ? "" : ",") + rest
+    }
+
+    /// An instant as `2026-03-03T08:00:42.000Z`.
+    public static func timestamp(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+    }
+
+    static func parse(_ text: String) -> Date? {
+        (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
+            ?? (try? Date.ISO8601FormatStyle().parse(text))
+    }
+}

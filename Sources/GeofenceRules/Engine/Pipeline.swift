@@ -1,0 +1,228 @@
+import Foundation
+import Geofence
+import GeofenceInput
+
+/// Everything the engine knows about one device: its monitor (with the fix filter), its visit
+/// detector, and what the rules remember. Saved whole, so a restart goes on where it stopped.
+public struct DeviceEngine: Sendable, Codable {
+    /// The monitor, whose filter every fix passes first.
+    public var monitor: MonitorEngine
+    /// The stay-point detector, when the rules use visits.
+    public var detector: VisitDetector?
+    /// Cooldowns, reminders, stays and commutes.
+    public var rules: RuleState
+    /// Places whose state has been determined (a change of these is a real crossing).
+    var determined: Set<String> = []
+    /// Place → arrival of the visit going on there, to pair visit starts and ends.
+    var openVisits: [String: Date] = [:]
+}
+
+/// The whole saved state of a ``Pipeline``: every device and the engine-level rule state.
+public struct PipelineState: Sendable, Codable {
+    /// Device id → its engine.
+    public var devices: [String: DeviceEngine] = [:]
+    /// What the rules remember about engine events (which belong to no device).
+    public var engine = RuleState()
+
+    /// An empty state.
+    public init() {}
+}
+
+/// What one input record or engine event produced.
+public struct PipelineOutput: Sendable {
+    /// The device it concerned.
+    public var device: String
+    /// Why the fix filter dropped the fix, if it did.
+    public var dropped: FixFilter.Reason?
+    /// The monitor's raw events.
+    public var events: [Event] = []
+    /// The monitor's events as the engine logs them, with what each means (enter, exit, a first
+    /// determination...).
+    public var placeEvents: [PlaceEvent] = []
+    /// Visits the detector reported.
+    public var visits: [Visit] = []
+    /// Actions the rules fired, in order.
+    public var actions: [FiredAction] = []
+    /// Commutes that completed or were abandoned.
+    public var commutes: [CommuteRecord] = []
+
+    /// Whether anything worth storing happened.
+    public var isEmpty: Bool { events.isEmpty && visits.isEmpty && actions.isEmpty && commutes.isEmpty }
+}
+
+/// Filter, visit detection, monitor and rules, one record at a time, for every device.
+///
+/// This is the one path that both `replay` and `run` use: the same records give the same
+/// events and actions, live or replayed. It is deterministic: time comes from the records (the
+/// wall clock only judges how stale a live fix is, through `arrivedAt`).
+public struct Pipeline: Sendable {
+    /// The checked rules.
+    public private(set) var rules: RulesFile
+    private var evaluator: RuleEvaluator
+    /// The saved state.
+    public private(set) var state: PipelineState
+
+    /// The device name used when a record names none.
+    public static let defaultDevice = "default"
+
+    /// Makes a pipeline, going on from a saved state if there is one.
+    public init(rules: RulesFile, state: PipelineState = PipelineState()) {
+        self.rules = rules
+        self.evaluator = RuleEvaluator(rules: rules)
+        self.state = state
+    }
+
+    /// A fresh engine for a device: the rules' places as conditions with their hysteresis.
+    public func newDevice(named name: String) -> DeviceEngine {
+        var monitor = MonitorEngine(name: name, filter: rules.filterConfiguration)
+        for place in rules.places {
+            monitor.add(place.condition, identifier: place.name, hysteresis: rules.hysteresis(for: place))
+        }
+        return DeviceEngine(
+            monitor: monitor, detector: rules.visitConfiguration.map { VisitDetector(configuration: $0) },
+            rules: RuleState())
+    }
+
+    /// Replaces the rules (a reload), keeping each device's state for places that did not change.
+    public mutating func replaceRules(_ newRules: RulesFile) {
+        let old = rules
+        rules = newRules
+        evaluator = RuleEvaluator(rules: newRules)
+        for (name, device) in state.devices {
+            var fresh = newDevice(named: name)
+            let unchanged = newRules.places.filter { place in
+                old.place(named: place.name).map {
+                    $0.condition == place.condition && old.hysteresis(for: $0) == newRules.hysteresis(for: place)
+                } ?? false
+            }
+            if unchanged.count == newRules.places.count, old.places.count == newRules.places.count,
+                old.filterConfiguration == newRules.filterConfiguration
+            {
+                fresh.monitor = device.monitor
+            }
+            fresh.detector = newRules.visitConfiguration == old.visitConfiguration ? device.detector : fresh.detector
+            fresh.rules = device.rules
+            fresh.determined = device.determined.intersection(unchanged.map(\.name))
+            state.devices[name] = fresh
+        }
+    }
+
+    // MARK: Records
+
+    /// Processes one input record. `arrivedAt` is the wall-clock arrival for live input, `nil` in
+    /// replay.
+    public mutating func process(_ record: InputRecord, arrivedAt: Date?) -> PipelineOutput? {
+        switch record {
+        case .fix(let fix): process(fix, arrivedAt: arrivedAt)
+        case .visit(let visit): process(deliveredVisit: visit, device: Pipeline.defaultDevice)
+        case .transition, .ignored: nil
+        }
+    }
+
+    /// Processes one fix.
+    public mutating func process(_ fix: Fix, arrivedAt: Date?) -> PipelineOutput {
+        let name = fix.deviceId ?? fix.label ?? Pipeline.defaultDevice
+        var device = state.devices[name] ?? newDevice(named: name)
+        var output = PipelineOutput(device: name)
+        output.dropped = device.monitor.ingest(fix, arrivedAt: arrivedAt, into: &output.events)
+        if output.dropped == nil {
+            let coordinate = fix.coordinate
+            for event in output.events { apply(event, device: &device, name: name, output: &output) }
+            if var detector = device.detector {
+                output.visits = detector.ingest(fix)
+                device.detector = detector
+                for visit in output.visits { visitOccurrences(visit, device: &device, name: name, output: &output) }
+            }
+            let tick = Occurrence(
+                kind: .tick, date: fix.timestamp, coordinate: coordinate, accuracy: fix.horizontalAccuracy, device: name)
+            collect(evaluator.handle(tick, state: &device.rules), into: &output)
+        }
+        state.devices[name] = device
+        return output
+    }
+
+    /// Processes a visit delivered by the tracker (not detected here): it moves the monitor and
+    /// triggers visit rules.
+    public mutating func process(deliveredVisit visit: Visit, device name: String) -> PipelineOutput {
+        var device = state.devices[name] ?? newDevice(named: name)
+        var output = PipelineOutput(device: name)
+        output.events = device.monitor.ingest(visit)
+        for event in output.events { apply(event, device: &device, name: name, output: &output) }
+        output.visits = [visit]
+        visitOccurrences(visit, device: &device, name: name, output: &output)
+        state.devices[name] = device
+        return output
+    }
+
+    /// Processes an engine life-cycle event (started, stopped, input paused...).
+    public mutating func lifecycle(_ kind: LifecycleKind, at date: Date, detail: String?) -> PipelineOutput {
+        var output = PipelineOutput(device: "engine")
+        let occurrence = Occurrence(kind: .lifecycle(kind), date: date, device: "engine", detail: detail)
+        collect(evaluator.handle(occurrence, state: &state.engine), into: &output)
+        return output
+    }
+
+    /// Ends the input: closes stays the visit detectors still hold (end of a replayed history).
+    public mutating func finish() -> [PipelineOutput] {
+        var outputs: [PipelineOutput] = []
+        for name in state.devices.keys.sorted() {
+            guard var device = state.devices[name], var detector = device.detector else { continue }
+            var output = PipelineOutput(device: name)
+            output.visits = detector.finish()
+            device.detector = detector
+            for visit in output.visits { visitOccurrences(visit, device: &device, name: name, output: &output) }
+            state.devices[name] = device
+            if !output.isEmpty { outputs.append(output) }
+        }
+        return outputs
+    }
+
+    // MARK: Events to occurrences
+
+    private func apply(_ event: Event, device: inout DeviceEngine, name: String, output: inout PipelineOutput) {
+        let place = event.identifier
+        let inside = event.state == .satisfied
+        guard event.kind == .transition, inside || event.state == .unsatisfied else {
+            output.placeEvents.append(PlaceEvent(event, device: name, transition: event.kind.rawValue))
+            return
+        }
+        let firstDetermination = !device.determined.contains(place)
+        device.determined.insert(place)
+        let transition = firstDetermination ? "determined" : (inside ? "enter" : "exit")
+        output.placeEvents.append(PlaceEvent(event, device: name, transition: transition))
+        let coordinate = event.fix?.coordinate ?? event.visit?.coordinate
+        let accuracy = event.fix?.horizontalAccuracy ?? event.visit?.horizontalAccuracy
+        let kind: Occurrence.Kind = firstDetermination ? .determined(inside: inside) : (inside ? .enter : .exit)
+        let occurrence = Occurrence(
+            kind: kind, place: place, date: event.date, coordinate: coordinate, accuracy: accuracy, device: name)
+        collect(evaluator.handle(occurrence, state: &device.rules), into: &output)
+    }
+
+    private func visitOccurrences(_ visit: Visit, device: inout DeviceEngine, name: String, output: inout PipelineOutput) {
+        for place in rules.places where place.condition.contains(visit.coordinate) {
+            let arrival = visit.arrival
+            if device.openVisits[place.name] == nil || device.openVisits[place.name] != arrival {
+                // A start not seen yet (a closed visit delivered whole, or the first report).
+                if let date = arrival ?? visit.departure {
+                    device.openVisits[place.name] = arrival ?? date
+                    let start = Occurrence(
+                        kind: .visitStart, place: place.name, date: date, coordinate: visit.coordinate,
+                        accuracy: visit.horizontalAccuracy, device: name)
+                    collect(evaluator.handle(start, state: &device.rules), into: &output)
+                }
+            }
+            if let departure = visit.departure {
+                device.openVisits[place.name] = nil
+                let end = Occurrence(
+                    kind: .visitEnd, place: place.name, date: departure, coordinate: visit.coordinate,
+                    accuracy: visit.horizontalAccuracy, device: name)
+                collect(evaluator.handle(end, state: &device.rules), into: &output)
+            }
+        }
+    }
+
+    private func collect(_ result: RuleEvaluator.Output, into output: inout PipelineOutput) {
+        output.actions += result.actions
+        output.commutes += result.commutes
+    }
+}

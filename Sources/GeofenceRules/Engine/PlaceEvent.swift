@@ -1,0 +1,44 @@
+import Foundation
+import Geofence
+
+/// A monitor event as the engine logs it: which device, which place, what changed and why.
+public struct PlaceEvent: Sendable, Hashable, Codable {
+    /// A stable identifier: the same event in every replay of the same data.
+    public var id: String
+    /// The device.
+    public var device: String
+    /// The place (the condition's identifier).
+    public var place: String
+    /// The new state: satisfied, unsatisfied, unmonitored.
+    public var state: String
+    /// enter, exit, determined (a first determination, not a crossing), dwell, or
+    /// conditionLimitExceeded.
+    public var transition: String
+    /// The estimated time of the real crossing.
+    public var date: Date
+    /// When the change was confirmed.
+    public var confirmedAt: Date
+    /// The signed distance of the deciding fix or visit, metres, negative inside.
+    public var distance: Double?
+    /// The deciding position.
+    public var latitude: Double?
+    /// The deciding position.
+    public var longitude: Double?
+    /// The deciding position's accuracy.
+    public var accuracy: Double?
+
+    init(_ event: Event, device: String, transition: String) {
+        self.device = device
+        self.place = event.identifier
+        self.state = event.state.rawValue
+        self.transition = transition
+        self.date = event.date
+        self.confirmedAt = event.confirmedAt
+        self.distance = event.signedDistanceMeters.map { ($0 * 10).rounded() / 10 }
+        let coordinate = event.fix?.coordinate ?? event.visit?.coordinate
+        self.latitude = coordinate?.latitude
+        self.longitude = coordinate?.longitude
+        self.accuracy = event.fix?.horizontalAccuracy ?? event.visit?.horizontalAccuracy
+        self.id = StableID.make([device, event.identifier, transition, StableID.milliseconds(event.date)])
+    }
+}

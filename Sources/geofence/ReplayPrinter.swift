@@ -1,0 +1,146 @@
+import Foundation
+import Geofence
+import GeofenceRules
+
+/// Prints what the pipeline produced: NDJSON, one object a line with a `type` (event, visit,
+/// action, commute, dropped), or a table for a person in the rules' time zone.
+struct ReplayPrinter {
+    let table: Bool
+    let timeZone: TimeZone
+
+    private var output: FileHandle { .standardOutput }
+
+    func header() {
+        guard table else { return }
+        write("time              device     what")
+    }
+
+    func print(_ result: PipelineOutput) {
+        guard !result.isEmpty else { return }
+        var lines: [String] = []
+        for event in result.placeEvents {
+            lines.append(table ? row(event) : json("event", event))
+        }
+        for visit in result.visits {
+            lines.append(table ? row(visit, device: result.device) : json("visit", VisitLine(visit, device: result.device)))
+        }
+        for commute in result.commutes {
+            lines.append(table ? row(commute) : json("commute", commute))
+        }
+        for action in result.actions {
+            lines.append(table ? row(action) : json("action", action))
+        }
+        write(lines.joined(separator: "\n"))
+    }
+
+    func dropped(_ fix: Fix, reason: FixFilter.Reason) {
+        let line = DroppedLine(
+            time: fix.timestamp, latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude,
+            accuracy: fix.horizontalAccuracy, reason: reason.rawValue)
+        write(table ? "\(clock(fix.timestamp))  dropped fix: \(reason.rawValue)" : json("dropped", line))
+    }
+
+    private func write(_ text: String) {
+        output.write(Data((text + "\n").utf8))
+    }
+
+    private func json<Value: Encodable>(_ type: String, _ value: Value) -> String {
+        (try? EngineJSON.line(type, value)) ?? "{\"type\":\"\(type)\",\"error\":\"cannot encode\"}"
+    }
+
+    // MARK: Table rows
+
+    private func clock(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let p = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        return String(
+            format: "%04d-%02d-%02d %02d:%02d:%02d", p.year ?? 0, p.month ?? 0, p.day ?? 0, p.hour ?? 0, p.minute ?? 0,
+            p.second ?? 0)
+    }
+
+    private func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+
+    private func row(_ event: PlaceEvent) -> String {
+        let what: String
+        switch event.transition {
+        case "enter": what = "entered \(event.place)"
+        case "exit": what = "left \(event.place)"
+        case "determined": what = "\(event.state == "satisfied" ? "inside" : "outside") \(event.place) (first determination)"
+        default: what = "\(event.place): \(event.transition) \(event.state)"
+        }
+        let confirmed = Int(event.confirmedAt.timeIntervalSince(event.date).rounded())
+        return "\(clock(event.date))  \(pad(event.device, 9))  \(what)" + (confirmed > 0 ? " (confirmed \(confirmed)s later)" : "")
+    }
+
+    private func row(_ visit: Visit, device: String) -> String {
+        let position = String(format: "%.5f, %.5f", visit.coordinate.latitude, visit.coordinate.longitude)
+        if let departure = visit.departure {
+            let stayed = visit.duration.map { " after \(Duration.text(($0 / 60).rounded() * 60))" } ?? ""
+            return "\(clock(departure))  \(pad(device, 9))  visit ended at \(position)\(stayed)"
+        }
+        return "\(clock(visit.arrival ?? .distantPast))  \(pad(device, 9))  visit started at \(position)"
+    }
+
+    private func row(_ commute: CommuteRecord) -> String {
+        let head = "\(pad(commute.device, 9))  commute \"\(commute.rule)\" \(commute.from) -> \(commute.to)"
+        guard let end = commute.end, let duration = commute.durationSeconds else {
+            return "\(clock(commute.start))  \(head): abandoned, \(commute.reason ?? "")"
+        }
+        return "\(clock(end))  \(head): left \(clock(commute.start).suffix(8)), arrived \(clock(end).suffix(8)), "
+            + Duration.text((duration / 60).rounded() * 60)
+    }
+
+    private func row(_ action: FiredAction) -> String {
+        let what: String
+        switch action.kind {
+        case .log(let path): what = "log" + (path.map { " to \($0)" } ?? "")
+        case .run(let arguments, _): what = "run \(arguments.joined(separator: " "))"
+        case .remind(let message): what = "REMINDER: \(message)"
+        }
+        let subject = action.place.map { " \($0)" } ?? ""
+        return "\(clock(action.date))  \(pad(action.device, 9))    -> [\(action.rule)] \(what) (on \(action.transition)\(subject))"
+    }
+}
+
+/// A visit as replay prints it.
+private struct VisitLine: Encodable {
+    var device: String
+    var arrival: Date?
+    var departure: Date?
+    var latitude: Double
+    var longitude: Double
+    var horizontalAccuracy: Double
+
+    init(_ visit: Visit, device: String) {
+        self.device = device
+        arrival = visit.arrival
+        departure = visit.departure
+        latitude = visit.coordinate.latitude
+        longitude = visit.coordinate.longitude
+        horizontalAccuracy = (visit.horizontalAccuracy * 10).rounded() / 10
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        // Unknown ends are written as null, not left out.
+        enum Keys: String, CodingKey { case device, arrival, departure, latitude, longitude, horizontalAccuracy }
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(device, forKey: .device)
+        try container.encode(arrival, forKey: .arrival)
+        try container.encode(departure, forKey: .departure)
+        try container.encode(latitude, forKey: .latitude)
+        try container.encode(longitude, forKey: .longitude)
+        try container.encode(horizontalAccuracy, forKey: .horizontalAccuracy)
+    }
+}
+
+/// A dropped fix as replay prints it with `--verbose`.
+private struct DroppedLine: Encodable {
+    var time: Date
+    var latitude: Double
+    var longitude: Double
+    var accuracy: Double?
+    var reason: String
+}
