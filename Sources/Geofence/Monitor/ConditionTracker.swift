@@ -15,7 +15,16 @@ struct ConditionTracker: Codable, Sendable {
         /// How many evidence fixes the run holds.
         var count: Int
         /// The estimated real crossing, fixed when the run starts.
-        var crossing: Date
+        var crossing: CrossingEstimate
+    }
+
+    /// When the fixes' positions crossed the boundary, and the fix time it was found after.
+    struct CrossingEstimate: Codable, Sendable, Hashable {
+        /// The interpolated crossing time.
+        var date: Date
+        /// The time of the last fix on the old side (equal to `date` when nothing was
+        /// interpolated): crossings dated after the same fix cannot be ordered by the data.
+        var after: Date
     }
 
     let identifier: String
@@ -33,7 +42,7 @@ struct ConditionTracker: Codable, Sendable {
     private var lastSeen: Date?
     /// When the fixes' positions last changed side: interpolated between the fixes either side, or
     /// the first fix after a gap. This dates a crossing.
-    private var lastSideChange: Date?
+    private var lastSideChange: CrossingEstimate?
     private var pending: Pending?
     /// When the current stay began, for dwell; `nil` until known.
     private var dwellStart: Date?
@@ -69,7 +78,7 @@ struct ConditionTracker: Codable, Sendable {
     // MARK: Fixes
 
     /// Weighs one accepted fix; `previous` is the fix the engine accepted before it.
-    mutating func observe(_ fix: Fix, previous: MonitorEngine.PreviousFix?, into events: inout [Event]) {
+    mutating func observe(_ fix: Fix, previous: MonitorEngine.PreviousFix?, into sink: inout EventSink) {
         let h = hysteresis
         let t = fix.timestamp
         let accuracy = fix.horizontalAccuracy ?? h.assumedAccuracyMeters
@@ -81,7 +90,7 @@ struct ConditionTracker: Codable, Sendable {
         if let bound, state == .unsatisfied, pending == nil, lastSide == .outside,
             h.evidence(signedDistance: bound.lowerBound(fix.coordinate), accuracy: accuracy) == .outside
         {
-            if !continuous { lastSideChange = t }
+            if !continuous { lastSideChange = CrossingEstimate(date: t, after: t) }
             return
         }
 
@@ -93,11 +102,12 @@ struct ConditionTracker: Codable, Sendable {
 
         if let lastSide {
             if !continuous {
-                lastSideChange = t
+                lastSideChange = CrossingEstimate(date: t, after: t)
             } else if lastSide != side, let previous {
-                lastSideChange = ConditionTracker.crossingTime(
+                let date = ConditionTracker.crossingTime(
                     from: previous.timestamp, distance: condition.signedDistance(to: previous.coordinate),
                     to: t, distance: d)
+                lastSideChange = CrossingEstimate(date: date, after: previous.timestamp)
             }
         } else {
             lastSideChange = nil
@@ -107,7 +117,7 @@ struct ConditionTracker: Codable, Sendable {
         if heldByVisit {
             // An ongoing visit keeps the condition satisfied; fixes cannot end it.
             pending = nil
-            reportDwellIfDue(reachedBy: t, confirmedAt: t, distance: d, fix: fix, visit: nil, into: &events)
+            reportDwellIfDue(reachedBy: t, confirmedAt: t, distance: d, fix: fix, visit: nil, into: &sink)
             return
         }
         if !continuous { pending = nil }
@@ -115,7 +125,8 @@ struct ConditionTracker: Codable, Sendable {
         if pending == nil, let evidence, evidence != state.side {
             // A first determination has no old side to cross from: it is dated by its first
             // evidence fix. A change is dated by when the positions crossed the boundary.
-            let crossing = state == .unknown ? t : (lastSideChange ?? t)
+            let now = CrossingEstimate(date: t, after: t)
+            let crossing = state == .unknown ? now : (lastSideChange ?? now)
             pending = Pending(side: evidence, firstEvidence: t, count: 0, crossing: crossing)
         }
         if var run = pending {
@@ -124,13 +135,13 @@ struct ConditionTracker: Codable, Sendable {
                 t.timeIntervalSince(run.firstEvidence) >= h.confirmationSeconds
             {
                 transition(
-                    to: run.side == .inside ? .satisfied : .unsatisfied, date: run.crossing, confirmedAt: t,
-                    distance: d, fix: fix, visit: nil, into: &events)
+                    to: run.side == .inside ? .satisfied : .unsatisfied, date: run.crossing.date, confirmedAt: t,
+                    distance: d, fix: fix, visit: nil, into: &sink, orderKey: run.crossing.after)
             } else {
                 pending = run
             }
         }
-        reportDwellIfDue(reachedBy: t, confirmedAt: t, distance: d, fix: fix, visit: nil, into: &events)
+        reportDwellIfDue(reachedBy: t, confirmedAt: t, distance: d, fix: fix, visit: nil, into: &sink)
     }
 
     /// The time the signed distance crosses zero, interpolated linearly between two fixes on
@@ -145,7 +156,7 @@ struct ConditionTracker: Codable, Sendable {
 
     /// Applies a visit. `start` is its arrival (or its delivery when the arrival is unknown),
     /// `delivered` the engine's time when it came in.
-    mutating func observe(_ visit: Visit, start: Date, delivered: Date, into events: inout [Event]) {
+    mutating func observe(_ visit: Visit, start: Date, delivered: Date, into sink: inout EventSink) {
         let h = hysteresis
         let d = condition.signedDistance(to: visit.coordinate)
         guard d.isFinite else { return }
@@ -160,26 +171,26 @@ struct ConditionTracker: Codable, Sendable {
             if state != .satisfied {
                 transition(
                     to: .satisfied, date: start, confirmedAt: delivered, distance: d, fix: nil, visit: visit,
-                    into: &events)
+                    into: &sink)
             }
             if let departure = visit.departure {
                 reportDwellIfDue(
-                    reachedBy: departure, confirmedAt: delivered, distance: d, fix: nil, visit: visit, into: &events)
+                    reachedBy: departure, confirmedAt: delivered, distance: d, fix: nil, visit: visit, into: &sink)
                 heldByVisit = false
                 transition(
                     to: .unsatisfied, date: departure, confirmedAt: delivered, distance: d, fix: nil, visit: visit,
-                    into: &events)
+                    into: &sink)
             } else {
                 heldByVisit = true
                 reportDwellIfDue(
-                    reachedBy: delivered, confirmedAt: delivered, distance: d, fix: nil, visit: visit, into: &events)
+                    reachedBy: delivered, confirmedAt: delivered, distance: d, fix: nil, visit: visit, into: &sink)
             }
         case .outside:
             heldByVisit = false
             if state != .unsatisfied {
                 transition(
                     to: .unsatisfied, date: start, confirmedAt: delivered, distance: d, fix: nil, visit: visit,
-                    into: &events)
+                    into: &sink)
             }
         case nil:
             // Neither clearly inside nor outside: only the end of a visit that holds the condition
@@ -188,7 +199,7 @@ struct ConditionTracker: Codable, Sendable {
                 heldByVisit = false
                 transition(
                     to: .unsatisfied, date: departure, confirmedAt: delivered, distance: d, fix: nil, visit: visit,
-                    into: &events)
+                    into: &sink)
             }
         }
     }
@@ -197,7 +208,7 @@ struct ConditionTracker: Codable, Sendable {
 
     private mutating func transition(
         to newState: ConditionState, date: Date, confirmedAt: Date, distance: Double, fix: Fix?, visit: Visit?,
-        into events: inout [Event]
+        into sink: inout EventSink, orderKey: Date? = nil
     ) {
         // Dates of one condition never go backwards, whatever mix of fixes and visits came in.
         var date = date
@@ -211,12 +222,12 @@ struct ConditionTracker: Codable, Sendable {
         dwellReported = false
         dwellStart = newState == .satisfied ? date : nil
         if newState != .satisfied { heldByVisit = false }
-        events.append(event)
+        sink.append(event, orderKey: min(orderKey ?? date, date))
     }
 
     private mutating func reportDwellIfDue(
         reachedBy now: Date, confirmedAt: Date, distance: Double, fix: Fix?, visit: Visit?,
-        into events: inout [Event]
+        into sink: inout EventSink
     ) {
         guard state == .satisfied, let dwell = hysteresis.dwellSeconds, !dwellReported, pending == nil else { return }
         // A condition assumed satisfied has no known start: its stay is counted from the first
@@ -229,7 +240,7 @@ struct ConditionTracker: Codable, Sendable {
             identifier: identifier, state: .satisfied, kind: .dwell, date: start.addingTimeInterval(dwell),
             confirmedAt: confirmedAt, signedDistanceMeters: distance, fix: fix, visit: visit)
         lastEvent = event
-        events.append(event)
+        sink.append(event, orderKey: event.date)
     }
 
     // MARK: Codable
@@ -249,7 +260,7 @@ struct ConditionTracker: Codable, Sendable {
         lastEvent = try c.decodeIfPresent(Event.self, forKey: .lastEvent)
         lastSide = try c.decodeIfPresent(Hysteresis.Side.self, forKey: .lastSide)
         lastSeen = try c.decodeIfPresent(Date.self, forKey: .lastSeen)
-        lastSideChange = try c.decodeIfPresent(Date.self, forKey: .lastSideChange)
+        lastSideChange = try c.decodeIfPresent(CrossingEstimate.self, forKey: .lastSideChange)
         pending = try c.decodeIfPresent(Pending.self, forKey: .pending)
         dwellStart = try c.decodeIfPresent(Date.self, forKey: .dwellStart)
         dwellReported = try c.decode(Bool.self, forKey: .dwellReported)

@@ -48,7 +48,8 @@ import Foundation
 ///
 /// ## Order and determinism
 /// Events come out in the order they were confirmed; those confirmed by the same input are in
-/// date order, exits before entries at equal dates. Time comes only from the input, so the same
+/// date order, except that exits come before entries dated within the same interval between two
+/// fixes (the data cannot order those, and two places one fix moves are usually apart). Time comes only from the input, so the same
 /// input gives the same events whether it is ingested one fix at a time or in batches, live or
 /// replayed, and whether or not the engine was saved and restored in between.
 public struct MonitorEngine: Codable, Sendable {
@@ -151,13 +152,13 @@ public struct MonitorEngine: Codable, Sendable {
     /// the fix causes no event and `events` has room.
     public mutating func ingest(_ fix: Fix, arrivedAt: Date?, into events: inout [Event]) -> FixFilter.Reason? {
         if let reason = filter.evaluate(fix, arrivedAt: arrivedAt) { return reason }
-        let first = events.count
+        var sink = EventSink()
         for index in trackers.indices where trackers[index].evaluated {
-            trackers[index].observe(fix, previous: previous, into: &events)
+            trackers[index].observe(fix, previous: previous, into: &sink)
         }
         previous = PreviousFix(timestamp: fix.timestamp, coordinate: fix.coordinate)
         if let now, now >= fix.timestamp {} else { now = fix.timestamp }
-        MonitorEngine.sortEvents(&events, from: first)
+        sink.appendInOrder(to: &events)
         return nil
     }
 
@@ -174,35 +175,13 @@ public struct MonitorEngine: Codable, Sendable {
         now = delivered
         var start = visit.arrival ?? delivered
         if let departure = visit.departure, departure < start { start = departure }
-        var events: [Event] = []
+        var sink = EventSink()
         for index in trackers.indices where trackers[index].evaluated {
-            trackers[index].observe(visit, start: start, delivered: delivered, into: &events)
+            trackers[index].observe(visit, start: start, delivered: delivered, into: &sink)
         }
-        MonitorEngine.sortEvents(&events, from: 0)
+        var events: [Event] = []
+        sink.appendInOrder(to: &events)
         return events
     }
 
-    /// Puts the events caused by one input in date order, exits before entries and dwells at equal
-    /// dates, keeping the order of conditions otherwise.
-    ///
-    /// Exits go first because two places one input both moves are usually apart: the person left
-    /// one before reaching the other.
-    private static func sortEvents(_ events: inout [Event], from first: Int) {
-        guard events.count - first > 1 else { return }
-        func rank(_ event: Event) -> Int {
-            switch (event.kind, event.state) {
-            case (.transition, .unsatisfied): 0
-            case (.transition, _): 1
-            case (.dwell, _): 2
-            case (.conditionLimitExceeded, _): 3
-            }
-        }
-        let sorted = events[first...].enumerated().sorted { a, b in
-            if a.element.date != b.element.date { return a.element.date < b.element.date }
-            let ra = rank(a.element), rb = rank(b.element)
-            if ra != rb { return ra < rb }
-            return a.offset < b.offset
-        }
-        events.replaceSubrange(first..., with: sorted.map(\.element))
-    }
 }
