@@ -17,22 +17,41 @@ import Testing
     static let anchor = Map.fix(0, 0, 0, accuracy: 10)
 
     static let cases: [Case] = [
-        Case(name: "null island dropped", fix: Fix(timestamp: Map.start, coordinate: Coordinate(uncheckedLatitude: 0, longitude: 0)), expected: .nullIsland),
-        Case(name: "near null island kept", fix: Fix(timestamp: Map.start, coordinate: Coordinate(uncheckedLatitude: 0.001, longitude: 0)), expected: nil),
+        Case(
+            name: "null island dropped",
+            fix: Fix(timestamp: Map.start, coordinate: Coordinate(uncheckedLatitude: 0, longitude: 0)),
+            expected: .nullIsland),
+        Case(
+            name: "near null island kept",
+            fix: Fix(timestamp: Map.start, coordinate: Coordinate(uncheckedLatitude: 0.001, longitude: 0)),
+            expected: nil),
         Case(name: "150 m accuracy dropped", fix: Map.fix(0, 0, 0, accuracy: 150), expected: .inaccurate),
         Case(name: "100 m accuracy kept", fix: Map.fix(0, 0, 0, accuracy: 100), expected: nil),
         Case(name: "unknown accuracy kept", fix: Map.fix(0, 0, 0, accuracy: nil), expected: nil),
-        Case(name: "10 km in a minute dropped", earlier: anchor, fix: Map.fix(60, 10_000, 0), expected: .tooFast),
+        Case(
+            name: "10 km in a minute dropped", earlier: anchor, fix: Map.fix(60, 10_000, 0),
+            expected: .tooFast),
         Case(name: "3 km in a minute kept", earlier: anchor, fix: Map.fix(60, 3_000, 0), expected: nil),
-        Case(name: "noisy fixes a second apart kept", earlier: Map.fix(0, 0, 0, accuracy: 65), fix: Map.fix(1, 150, 0, accuracy: 65), expected: nil),
+        Case(
+            name: "noisy fixes a second apart kept", earlier: Map.fix(0, 0, 0, accuracy: 65),
+            fix: Map.fix(1, 150, 0, accuracy: 65), expected: nil),
         Case(name: "exact repeat dropped", earlier: anchor, fix: anchor, expected: .duplicate),
         Case(name: "same place a second later kept", earlier: anchor, fix: Map.fix(1, 0, 0), expected: nil),
         Case(name: "older fix dropped", earlier: anchor, fix: Map.fix(-10, 5, 0), expected: .notNewer),
-        Case(name: "same time elsewhere dropped", earlier: anchor, fix: Map.fix(0, 5, 0), expected: .notNewer),
-        Case(name: "fix 120 s after its arrival dropped", fix: Map.fix(120, 0, 0), arrivedAt: Map.date(0), expected: .fromTheFuture),
-        Case(name: "fix 30 s after its arrival kept", fix: Map.fix(30, 0, 0), arrivedAt: Map.date(0), expected: nil),
-        Case(name: "fix 301 s old on arrival dropped", fix: Map.fix(0, 0, 0), arrivedAt: Map.date(301), expected: .expired),
-        Case(name: "fix 299 s old on arrival kept", fix: Map.fix(0, 0, 0), arrivedAt: Map.date(299), expected: nil),
+        Case(
+            name: "same time elsewhere dropped", earlier: anchor, fix: Map.fix(0, 5, 0), expected: .notNewer),
+        Case(
+            name: "fix 120 s after its arrival dropped", fix: Map.fix(120, 0, 0), arrivedAt: Map.date(0),
+            expected: .fromTheFuture),
+        Case(
+            name: "fix 30 s after its arrival kept", fix: Map.fix(30, 0, 0), arrivedAt: Map.date(0),
+            expected: nil),
+        Case(
+            name: "fix 301 s old on arrival dropped", fix: Map.fix(0, 0, 0), arrivedAt: Map.date(301),
+            expected: .expired),
+        Case(
+            name: "fix 299 s old on arrival kept", fix: Map.fix(0, 0, 0), arrivedAt: Map.date(299),
+            expected: nil),
         Case(name: "old fix in replay kept", fix: Map.fix(-86_400, 0, 0), arrivedAt: nil, expected: nil),
     ]
 

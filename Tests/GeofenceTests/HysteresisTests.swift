@@ -49,6 +49,9 @@ import Testing
         #expect(events[0].date == Map.date(0))
         #expect(events[0].confirmedAt == Map.date(120))
         #expect(events[0].fix?.timestamp == Map.date(120))
+        #expect(events[0].isFirstDetermination)
+        #expect(
+            e.ingest((5..<10).map { Map.fix(Double($0) * 60, 0, 0) }).map(\.previousState) == [.unsatisfied])
     }
 
     @Test func overConfidentWildFixesDoNotChangeTheState() {
@@ -96,7 +99,8 @@ import Testing
         // From 300 m out to 100 m in at 60 s steps; the edge (200 m) is passed halfway between
         // the fixes at 240 m east (t = 60) and 160 m east (t = 120), at t = 90.
         let xs: [Double] = [300, 240, 160, 80, 0, 0]
-        let events = e.ingest(xs.enumerated().map { Map.fix(Double($0.offset) * 60, $0.element, 0, accuracy: 5) })
+        let events = e.ingest(
+            xs.enumerated().map { Map.fix(Double($0.offset) * 60, $0.element, 0, accuracy: 5) })
         try #require(events.count == 1)
         #expect(abs(events[0].date.timeIntervalSince(Map.date(90))) < 0.5)
         #expect(events[0].confirmedAt > events[0].date)
@@ -154,6 +158,9 @@ import Testing
         var e = engine(hysteresis: Hysteresis(assumedAccuracyMeters: 150))
         #expect(e.ingest((0..<10).map { Map.fix(Double($0) * 60, 100, 0, accuracy: nil) }).isEmpty)
         var f = engine(hysteresis: Hysteresis(assumedAccuracyMeters: 20))
-        #expect(f.ingest((0..<10).map { Map.fix(Double($0) * 60, 100, 0, accuracy: nil) }).map(\.state) == [.satisfied])
+        #expect(
+            f.ingest((0..<10).map { Map.fix(Double($0) * 60, 100, 0, accuracy: nil) }).map(\.state) == [
+                .satisfied
+            ])
     }
 }

@@ -9,7 +9,11 @@ import Testing
     /// Circles of 150 m along the commute, every 250 m from home towards work, then beyond.
     static func conditions(_ count: Int) -> [(String, Condition)] {
         (0..<count).map { i in
-            ("place \(i)", Map.circle(150, east: 0, north: 0).relocated(to: day.coordinate(east: Double(i) * 250, north: 0)))
+            (
+                "place \(i)",
+                Map.circle(150, east: 0, north: 0).relocated(
+                    to: day.coordinate(east: Double(i) * 250, north: 0))
+            )
         }
     }
 
@@ -55,11 +59,12 @@ import Testing
         let (name, condition) = conditions[20]
         #expect(engine.add(condition, identifier: name).isEmpty)
         #expect(engine.record(for: name)?.state == .unknown)
-        let later = engine.ingest(Self.day.fixes().map { fix in
-            var moved = fix
-            moved.timestamp += 86_400
-            return moved
-        })
+        let later = engine.ingest(
+            Self.day.fixes().map { fix in
+                var moved = fix
+                moved.timestamp += 86_400
+                return moved
+            })
         #expect(later.contains { $0.identifier == name })
     }
 

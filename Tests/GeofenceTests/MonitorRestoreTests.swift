@@ -21,11 +21,18 @@ import Testing
             if index == 500 { inputs.append(.fix(fix)) }
             if index == 501, let earlier = fixes.first { inputs.append(.fix(earlier)) }
             if fix.timestamp == day.date(.init(18, 0)) {
-                inputs.append(.visit(Visit(coordinate: gym, horizontalAccuracy: 30, arrival: day.date(.init(17, 46)), departure: nil)))
+                inputs.append(
+                    .visit(
+                        Visit(
+                            coordinate: gym, horizontalAccuracy: 30, arrival: day.date(.init(17, 46)),
+                            departure: nil)))
             }
             if fix.timestamp == day.date(.init(18, 55)) {
                 inputs.append(
-                    .visit(Visit(coordinate: gym, horizontalAccuracy: 30, arrival: day.date(.init(17, 46)), departure: day.date(.init(18, 45)))))
+                    .visit(
+                        Visit(
+                            coordinate: gym, horizontalAccuracy: 30, arrival: day.date(.init(17, 46)),
+                            departure: day.date(.init(18, 45)))))
             }
         }
         return inputs
@@ -39,11 +46,17 @@ import Testing
             let circle = try CircularCondition(center: day.coordinate(of: place), radiusMeters: 150)
             engine.add(.circle(circle), identifier: place.rawValue, hysteresis: dwell)
         }
-        let corridor = try PolygonCondition(polygons: [[
-            [(1000.0, -200.0), (4000, -200), (4000, 200), (1000, 200), (1000, -200)].map { day.coordinate(east: $0.0, north: $0.1) }
-        ]])
+        let corridor = try PolygonCondition(polygons: [
+            [
+                [(1000.0, -200.0), (4000, -200), (4000, 200), (1000, 200), (1000, -200)].map {
+                    day.coordinate(east: $0.0, north: $0.1)
+                }
+            ]
+        ])
         engine.add(.polygon(corridor), identifier: "corridor", hysteresis: dwell)
-        engine.add(Map.circle(100).relocated(to: day.coordinate(east: 0, north: 0)), identifier: "assumed", assuming: .satisfied)
+        engine.add(
+            Map.circle(100).relocated(to: day.coordinate(east: 0, north: 0)), identifier: "assumed",
+            assuming: .satisfied)
         return engine
     }
 

@@ -24,14 +24,25 @@ import Testing
         Case(name: "circle, 100 m inside", condition: Map.circle(200), east: 0, north: 100, inside: true),
         Case(name: "circle, 100 m outside", condition: Map.circle(200), east: -300, north: 0, inside: false),
         Case(name: "circle, 400 m outside", condition: Map.circle(200), east: 420, north: 420, inside: false),
-        Case(name: "circle, 60 m inside", condition: Map.circle(200), east: 140, north: 0, inside: true, hysteresis: near),
-        Case(name: "circle, 60 m outside", condition: Map.circle(200), east: 0, north: -260, inside: false, hysteresis: near),
+        Case(
+            name: "circle, 60 m inside", condition: Map.circle(200), east: 140, north: 0, inside: true,
+            hysteresis: near),
+        Case(
+            name: "circle, 60 m outside", condition: Map.circle(200), east: 0, north: -260, inside: false,
+            hysteresis: near),
         Case(name: "polygon, 150 m inside", condition: Map.lShape, east: 150, north: 150, inside: true),
-        Case(name: "polygon, 100 m inside its arm", condition: Map.lShape, east: 100, north: 450, inside: true),
-        Case(name: "polygon, 150 m outside in its notch", condition: Map.lShape, east: 450, north: 450, inside: false),
+        Case(
+            name: "polygon, 100 m inside its arm", condition: Map.lShape, east: 100, north: 450, inside: true),
+        Case(
+            name: "polygon, 150 m outside in its notch", condition: Map.lShape, east: 450, north: 450,
+            inside: false),
         Case(name: "polygon, 100 m outside", condition: Map.lShape, east: -100, north: 300, inside: false),
-        Case(name: "polygon, 60 m inside", condition: Map.lShape, east: 60, north: 300, inside: true, hysteresis: near),
-        Case(name: "polygon, 60 m outside in its notch", condition: Map.lShape, east: 360, north: 400, inside: false, hysteresis: near),
+        Case(
+            name: "polygon, 60 m inside", condition: Map.lShape, east: 60, north: 300, inside: true,
+            hysteresis: near),
+        Case(
+            name: "polygon, 60 m outside in its notch", condition: Map.lShape, east: 360, north: 400,
+            inside: false, hysteresis: near),
     ]
 
     @Test(arguments: cases)

@@ -9,7 +9,10 @@ import Testing
 
     static func places() throws -> [(String, Condition)] {
         try SyntheticDay.Place.allCases.map { place in
-            (place.rawValue, .circle(try CircularCondition(center: day.coordinate(of: place), radiusMeters: 150)))
+            (
+                place.rawValue,
+                .circle(try CircularCondition(center: day.coordinate(of: place), radiusMeters: 150))
+            )
         }
     }
 
@@ -51,7 +54,8 @@ import Testing
         }
         let crossings = Array(events.dropFirst(4))
         try #require(
-            crossings.map { "\($0.identifier) \($0.state.rawValue)" } == truth.map { "\($0.0) \($0.1.rawValue)" },
+            crossings.map { "\($0.identifier) \($0.state.rawValue)" }
+                == truth.map { "\($0.0) \($0.1.rawValue)" },
             "events: \(crossings)")
         for (event, real) in zip(crossings, truth) {
             #expect(abs(event.date.timeIntervalSince(real.2)) <= 60, "\(event) vs \(real.2)")
@@ -59,7 +63,11 @@ import Testing
         // Lunch is kept apart from work: never both satisfied at once.
         var satisfied: Set<String> = []
         for event in events {
-            if event.state == .satisfied { satisfied.insert(event.identifier) } else { satisfied.remove(event.identifier) }
+            if event.state == .satisfied {
+                satisfied.insert(event.identifier)
+            } else {
+                satisfied.remove(event.identifier)
+            }
             #expect(!satisfied.isSuperset(of: ["work", "lunch"]))
         }
     }
@@ -71,6 +79,8 @@ import Testing
         var engine = MonitorEngine(name: "day")
         for (name, condition) in places { engine.add(condition, identifier: name) }
         let events = engine.ingest(day.fixes()).dropFirst(4)
-        #expect(events.map { "\($0.identifier) \($0.state.rawValue)" } == Self.truth(places).map { "\($0.0) \($0.1.rawValue)" })
+        #expect(
+            events.map { "\($0.identifier) \($0.state.rawValue)" }
+                == Self.truth(places).map { "\($0.0) \($0.1.rawValue)" })
     }
 }

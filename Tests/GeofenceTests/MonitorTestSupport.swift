@@ -23,7 +23,9 @@ enum Map {
     static func polygon(_ corners: [(Double, Double)]) -> Condition {
         var ring = corners.map { at($0.0, $0.1) }
         if let first = ring.first { ring.append(first) }
-        guard let polygon = try? PolygonCondition(polygons: [[ring]]) else { preconditionFailure("bad test polygon") }
+        guard let polygon = try? PolygonCondition(polygons: [[ring]]) else {
+            preconditionFailure("bad test polygon")
+        }
         return .polygon(polygon)
     }
 
@@ -32,7 +34,9 @@ enum Map {
     static let lShape = polygon([(0, 0), (600, 0), (600, 300), (300, 300), (300, 600), (0, 600)])
 
     static func fix(_ seconds: Double, _ east: Double, _ north: Double, accuracy: Double? = 10) -> Fix {
-        Fix(timestamp: start.addingTimeInterval(seconds), coordinate: at(east, north), horizontalAccuracy: accuracy)
+        Fix(
+            timestamp: start.addingTimeInterval(seconds), coordinate: at(east, north),
+            horizontalAccuracy: accuracy)
     }
 
     static func date(_ seconds: Double) -> Date { start.addingTimeInterval(seconds) }

@@ -7,7 +7,8 @@ import Testing
     func engine(dwell: Double? = nil) -> MonitorEngine {
         var engine = MonitorEngine(name: "visits")
         engine.add(Map.circle(150), identifier: "home", hysteresis: Hysteresis(dwellSeconds: dwell))
-        engine.add(Map.circle(150, east: 5000), identifier: "work", hysteresis: Hysteresis(dwellSeconds: dwell))
+        engine.add(
+            Map.circle(150, east: 5000), identifier: "work", hysteresis: Hysteresis(dwellSeconds: dwell))
         return engine
     }
 
@@ -35,7 +36,9 @@ import Testing
 
     @Test func aCompleteVisitDeliveredLateGivesBothChanges() {
         var e = engine()
-        let events = e.ingest(visit(at: 5000, arrival: 1000, departure: 5000)).filter { $0.identifier == "work" }
+        let events = e.ingest(visit(at: 5000, arrival: 1000, departure: 5000)).filter {
+            $0.identifier == "work"
+        }
         #expect(events.map(\.state) == [.satisfied, .unsatisfied])
         #expect(events.map(\.date) == [Map.date(1000), Map.date(5000)])
     }
@@ -82,6 +85,7 @@ import Testing
     @Test func aVisitOlderThanTheLastEventIsIgnored() {
         var e = engine()
         e.ingest(visit(at: 0, arrival: 1000, departure: 2000))
-        #expect(e.ingest(visit(at: 0, arrival: 100, departure: 500)).filter { $0.identifier == "home" }.isEmpty)
+        #expect(
+            e.ingest(visit(at: 0, arrival: 100, departure: 500)).filter { $0.identifier == "home" }.isEmpty)
     }
 }

@@ -9,7 +9,9 @@ import Testing
         var shape: String
         var intervalSeconds: Double
         var noiseMeters: Double
-        var testDescription: String { "\(shape), a fix every \(Int(intervalSeconds)) s, \(noiseMeters) m noise" }
+        var testDescription: String {
+            "\(shape), a fix every \(Int(intervalSeconds)) s, \(noiseMeters) m noise"
+        }
     }
 
     static let cases: [Case] = ["circle", "polygon"].flatMap { shape in
@@ -23,13 +25,19 @@ import Testing
         case "circle":
             // Through the centre, then back along a chord 100 m north of it: each pass spends
             // over four minutes clearly inside, enough for three fixes a minute apart to confirm.
-            let path = [O(east: -600, north: 0), O(east: 600, north: 0), O(east: 600, north: 100), O(east: -600, north: 100)]
+            let path = [
+                O(east: -600, north: 0), O(east: 600, north: 0), O(east: 600, north: 100),
+                O(east: -600, north: 100),
+            ]
             return (Map.circle(250), SyntheticWalk(origin: Map.origin, start: Map.start, waypoints: path))
         default:
             // Through the foot of an L twice the size of the stationary tests' one, then back
             // through its arm (600 m wide, four minutes inside) and across its notch.
             let l = Map.polygon([(0, 0), (1200, 0), (1200, 600), (600, 600), (600, 1200), (0, 1200)])
-            let path = [O(east: -300, north: 300), O(east: 1500, north: 300), O(east: 1500, north: 900), O(east: -300, north: 900)]
+            let path = [
+                O(east: -300, north: 300), O(east: 1500, north: 300), O(east: 1500, north: 900),
+                O(east: -300, north: 900),
+            ]
             return (l, SyntheticWalk(origin: Map.origin, start: Map.start, waypoints: path))
         }
     }

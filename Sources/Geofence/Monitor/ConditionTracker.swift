@@ -52,7 +52,10 @@ struct ConditionTracker: Codable, Sendable {
 
     private let bound: DistanceBound?
 
-    init(identifier: String, condition: Condition, hysteresis: Hysteresis, evaluated: Bool, state: ConditionState) {
+    init(
+        identifier: String, condition: Condition, hysteresis: Hysteresis, evaluated: Bool,
+        state: ConditionState
+    ) {
         self.identifier = identifier
         self.condition = condition
         self.hysteresis = hysteresis
@@ -63,7 +66,8 @@ struct ConditionTracker: Codable, Sendable {
 
     var record: MonitorRecord {
         MonitorRecord(
-            identifier: identifier, condition: condition, hysteresis: hysteresis, state: state, lastEvent: lastEvent)
+            identifier: identifier, condition: condition, hysteresis: hysteresis, state: state,
+            lastEvent: lastEvent)
     }
 
     /// Records the event that reports this condition as past the limit.
@@ -82,7 +86,9 @@ struct ConditionTracker: Codable, Sendable {
         let h = hysteresis
         let t = fix.timestamp
         let accuracy = fix.horizontalAccuracy ?? h.assumedAccuracyMeters
-        let continuous = previous.map { $0.timestamp == lastSeen && t.timeIntervalSince($0.timestamp) <= h.maxGapSeconds } ?? false
+        let continuous =
+            previous.map { $0.timestamp == lastSeen && t.timeIntervalSince($0.timestamp) <= h.maxGapSeconds }
+            ?? false
         lastSeen = t
 
         // Far outside a polygon, with nothing pending: the full path below would only note the
@@ -135,7 +141,8 @@ struct ConditionTracker: Codable, Sendable {
                 t.timeIntervalSince(run.firstEvidence) >= h.confirmationSeconds
             {
                 transition(
-                    to: run.side == .inside ? .satisfied : .unsatisfied, date: run.crossing.date, confirmedAt: t,
+                    to: run.side == .inside ? .satisfied : .unsatisfied, date: run.crossing.date,
+                    confirmedAt: t,
                     distance: d, fix: fix, visit: nil, into: &sink, orderKey: run.crossing.after)
             } else {
                 pending = run
@@ -163,7 +170,8 @@ struct ConditionTracker: Codable, Sendable {
         // A visit that ended before this condition's last event is older news than what was
         // already reported; replaying it would move dates backwards.
         if let departure = visit.departure, let last = lastEvent?.date, departure <= last { return }
-        let accuracy = visit.horizontalAccuracy.isFinite && visit.horizontalAccuracy >= 0
+        let accuracy =
+            visit.horizontalAccuracy.isFinite && visit.horizontalAccuracy >= 0
             ? visit.horizontalAccuracy : h.assumedAccuracyMeters
         pending = nil
         switch h.evidence(signedDistance: d, accuracy: accuracy) {
@@ -175,21 +183,25 @@ struct ConditionTracker: Codable, Sendable {
             }
             if let departure = visit.departure {
                 reportDwellIfDue(
-                    reachedBy: departure, confirmedAt: delivered, distance: d, fix: nil, visit: visit, into: &sink)
+                    reachedBy: departure, confirmedAt: delivered, distance: d, fix: nil, visit: visit,
+                    into: &sink)
                 heldByVisit = false
                 transition(
-                    to: .unsatisfied, date: departure, confirmedAt: delivered, distance: d, fix: nil, visit: visit,
+                    to: .unsatisfied, date: departure, confirmedAt: delivered, distance: d, fix: nil,
+                    visit: visit,
                     into: &sink)
             } else {
                 heldByVisit = true
                 reportDwellIfDue(
-                    reachedBy: delivered, confirmedAt: delivered, distance: d, fix: nil, visit: visit, into: &sink)
+                    reachedBy: delivered, confirmedAt: delivered, distance: d, fix: nil, visit: visit,
+                    into: &sink)
             }
         case .outside:
             heldByVisit = false
             if state != .unsatisfied {
                 transition(
-                    to: .unsatisfied, date: start, confirmedAt: delivered, distance: d, fix: nil, visit: visit,
+                    to: .unsatisfied, date: start, confirmedAt: delivered, distance: d, fix: nil,
+                    visit: visit,
                     into: &sink)
             }
         case nil:
@@ -198,7 +210,8 @@ struct ConditionTracker: Codable, Sendable {
             if heldByVisit, let departure = visit.departure {
                 heldByVisit = false
                 transition(
-                    to: .unsatisfied, date: departure, confirmedAt: delivered, distance: d, fix: nil, visit: visit,
+                    to: .unsatisfied, date: departure, confirmedAt: delivered, distance: d, fix: nil,
+                    visit: visit,
                     into: &sink)
             }
         }
@@ -207,7 +220,8 @@ struct ConditionTracker: Codable, Sendable {
     // MARK: Changes
 
     private mutating func transition(
-        to newState: ConditionState, date: Date, confirmedAt: Date, distance: Double, fix: Fix?, visit: Visit?,
+        to newState: ConditionState, date: Date, confirmedAt: Date, distance: Double, fix: Fix?,
+        visit: Visit?,
         into sink: inout EventSink, orderKey: Date? = nil
     ) {
         // Dates of one condition never go backwards, whatever mix of fixes and visits came in.
@@ -215,7 +229,7 @@ struct ConditionTracker: Codable, Sendable {
         if let last = lastEvent?.date, date < last { date = last }
         let event = Event(
             identifier: identifier, state: newState, kind: .transition, date: date, confirmedAt: confirmedAt,
-            signedDistanceMeters: distance, fix: fix, visit: visit)
+            signedDistanceMeters: distance, fix: fix, visit: visit, previousState: state)
         state = newState
         lastEvent = event
         pending = nil
@@ -229,7 +243,9 @@ struct ConditionTracker: Codable, Sendable {
         reachedBy now: Date, confirmedAt: Date, distance: Double, fix: Fix?, visit: Visit?,
         into sink: inout EventSink
     ) {
-        guard state == .satisfied, let dwell = hysteresis.dwellSeconds, !dwellReported, pending == nil else { return }
+        guard state == .satisfied, let dwell = hysteresis.dwellSeconds, !dwellReported, pending == nil else {
+            return
+        }
         // A condition assumed satisfied has no known start: its stay is counted from the first
         // input after it was added.
         let start = dwellStart ?? now
@@ -238,7 +254,8 @@ struct ConditionTracker: Codable, Sendable {
         dwellReported = true
         let event = Event(
             identifier: identifier, state: .satisfied, kind: .dwell, date: start.addingTimeInterval(dwell),
-            confirmedAt: confirmedAt, signedDistanceMeters: distance, fix: fix, visit: visit)
+            confirmedAt: confirmedAt, signedDistanceMeters: distance, fix: fix, visit: visit,
+            previousState: .satisfied)
         lastEvent = event
         sink.append(event, orderKey: event.date)
     }
@@ -246,7 +263,8 @@ struct ConditionTracker: Codable, Sendable {
     // MARK: Codable
 
     private enum CodingKeys: String, CodingKey {
-        case identifier, condition, hysteresis, evaluated, state, lastEvent, lastSide, lastSeen, lastSideChange
+        case identifier, condition, hysteresis, evaluated, state, lastEvent, lastSide, lastSeen,
+            lastSideChange
         case pending, dwellStart, dwellReported, heldByVisit
     }
 

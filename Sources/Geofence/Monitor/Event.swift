@@ -20,6 +20,10 @@ public struct Event: Codable, Sendable, Hashable {
     public var identifier: String
     /// The condition's state after this event.
     public var state: ConditionState
+    /// The state before this event: ``ConditionState/unknown`` marks a first determination rather
+    /// than a crossing (rules usually should not greet someone "arriving" home when the monitor
+    /// starts); `nil` for a limit event.
+    public var previousState: ConditionState?
     /// What kind of report this is.
     public var kind: Kind
     /// The best estimate of when the change really happened (see ``MonitorEngine`` for how).
@@ -36,10 +40,12 @@ public struct Event: Codable, Sendable, Hashable {
     /// Makes an event.
     public init(
         identifier: String, state: ConditionState, kind: Kind = .transition, date: Date, confirmedAt: Date,
-        signedDistanceMeters: Double? = nil, fix: Fix? = nil, visit: Visit? = nil
+        signedDistanceMeters: Double? = nil, fix: Fix? = nil, visit: Visit? = nil,
+        previousState: ConditionState? = nil
     ) {
         self.identifier = identifier
         self.state = state
+        self.previousState = previousState
         self.kind = kind
         self.date = date
         self.confirmedAt = confirmedAt
@@ -47,6 +53,9 @@ public struct Event: Codable, Sendable, Hashable {
         self.fix = fix
         self.visit = visit
     }
+
+    /// Whether this event is a condition's first determination, not a crossing.
+    public var isFirstDetermination: Bool { kind == .transition && previousState == .unknown }
 
     /// Whether this event reports a condition added past the limit, as CLMonitor's flag.
     public var conditionLimitExceeded: Bool { kind == .conditionLimitExceeded }

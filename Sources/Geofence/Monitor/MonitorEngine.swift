@@ -150,7 +150,8 @@ public struct MonitorEngine: Codable, Sendable {
     ///
     /// This is the form for hot loops and for callers that log drops: it allocates nothing when
     /// the fix causes no event and `events` has room.
-    public mutating func ingest(_ fix: Fix, arrivedAt: Date?, into events: inout [Event]) -> FixFilter.Reason? {
+    public mutating func ingest(_ fix: Fix, arrivedAt: Date?, into events: inout [Event]) -> FixFilter.Reason?
+    {
         if let reason = filter.evaluate(fix, arrivedAt: arrivedAt) { return reason }
         var sink = EventSink()
         for index in trackers.indices where trackers[index].evaluated {

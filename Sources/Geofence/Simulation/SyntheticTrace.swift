@@ -10,7 +10,8 @@ public enum SyntheticTrace {
     /// Every fix, wild or not, claims `accuracyMeters` (by default one and a half times the noise):
     /// wild fixes are over-confident, as real multipath outliers are.
     public static func stationary(
-        at coordinate: Coordinate, start: Date, durationSeconds: TimeInterval, intervalSeconds: TimeInterval = 60,
+        at coordinate: Coordinate, start: Date, durationSeconds: TimeInterval,
+        intervalSeconds: TimeInterval = 60,
         noiseMeters: Double = 20, wildFraction: Double = 0.01, wildDistanceMeters: Double = 1000,
         accuracyMeters: Double? = nil, seed: UInt64
     ) -> [Fix] {
@@ -132,7 +133,9 @@ public struct SyntheticWalk: Sendable {
             let leg = length(here, next)
             if remaining <= leg {
                 let f = leg > 0 ? remaining / leg : 0
-                return Offset(east: here.east + (next.east - here.east) * f, north: here.north + (next.north - here.north) * f)
+                return Offset(
+                    east: here.east + (next.east - here.east) * f,
+                    north: here.north + (next.north - here.north) * f)
             }
             remaining -= leg
             here = next
@@ -146,7 +149,9 @@ public struct SyntheticWalk: Sendable {
     }
 
     /// Noisy fixes along the walk, one every `intervalSeconds` from the start to the end.
-    public func fixes(intervalSeconds: TimeInterval, noiseMeters: Double, accuracyMeters: Double? = nil, seed: UInt64)
+    public func fixes(
+        intervalSeconds: TimeInterval, noiseMeters: Double, accuracyMeters: Double? = nil, seed: UInt64
+    )
         -> [Fix]
     {
         var generator = SeededGenerator(seed: seed)
