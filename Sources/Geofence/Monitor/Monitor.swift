@@ -14,7 +14,7 @@ import Foundation
 /// await monitor.ingest(fixes)
 /// ```
 ///
-/// Feed a whole trace with ``ingest(_:arrivedAt:)-([Fix],_)`` rather than one fix per call: each
+/// Feed a whole trace with the batch `ingest(_ fixes: [Fix])` rather than one fix per call: each
 /// call is an actor hop, and a year of fixes one hop at a time is slow.
 public actor Monitor {
     /// The monitor's name.

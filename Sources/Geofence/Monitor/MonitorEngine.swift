@@ -46,6 +46,13 @@ import Foundation
 /// of outside unsatisfies a condition at its arrival. A visit that ended before a condition's
 /// last event changes nothing for that condition.
 ///
+/// ## Limits
+/// A pass through a condition is reported only if it yields ``Hysteresis/confirmationFixes``
+/// evidence fixes clearly inside (and the confirmation time): at a fix a minute, a walk of three
+/// minutes across the edge of a fence goes unreported, by design. A condition smaller than the
+/// fixes' weighted accuracy plus the enter margin can never be entered by fixes (a 50 m circle
+/// with 65 m Wi-Fi fixes); use visits, a smaller ``Hysteresis/accuracyWeight``, or a larger fence.
+///
 /// ## Order and determinism
 /// Events come out in the order they were confirmed; those confirmed by the same input are in
 /// date order, except that exits come before entries dated within the same interval between two
