@@ -53,6 +53,9 @@ let package = Package(
             path: "Sources/GeofenceBench"
         ),
 
+        // A small program that uses the library directly, as an app developer would.
+        .executableTarget(name: "monitor-example", dependencies: ["Geofence"], path: "Examples/MonitorExample"),
+
         .testTarget(name: "GeofenceTests", dependencies: ["Geofence"]),
         .testTarget(
             name: "GeofenceInputTests",

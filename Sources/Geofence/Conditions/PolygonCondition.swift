@@ -14,7 +14,8 @@ public struct PolygonCondition: Sendable, Hashable, Codable, CustomStringConvert
     /// The polygons as given: each is a list of rings, the first the outer ring, the rest holes;
     /// each ring is closed (its last vertex repeats the first).
     public let polygons: [[[Coordinate]]]
-    private let frame: LocalFrame
+    /// The local plane the polygon is projected into; the monitor bounds distances in it too.
+    let frame: LocalFrame
     private let shape: GEOSPolygon
 
     /// Makes a condition from rings of coordinates.

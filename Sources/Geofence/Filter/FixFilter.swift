@@ -1,0 +1,162 @@
+import Foundation
+
+/// The gate in front of the monitor: it drops fixes that must not move a fence and counts why.
+///
+/// The filter keeps only what it needs to judge the next fix (the last accepted fix) and its
+/// counters, so it is a small `Codable` value that is saved and restored with the monitor: a
+/// restarted monitor refuses a fix it has already accepted instead of acting on it twice.
+///
+/// The rules, in the order they are checked (the first that applies is the reason):
+///
+/// | reason | a fix is dropped when | default |
+/// |---|---|---|
+/// | ``Reason/invalidCoordinate`` | its raw latitude or longitude is NaN, infinite or out of range (counted by ``coordinate(latitude:longitude:)``) | |
+/// | ``Reason/nullIsland`` | it is at (0, 0), within ``Configuration/nullIslandToleranceDegrees`` | 1e-5° (about 1 m) |
+/// | ``Reason/inaccurate`` | its horizontal accuracy is worse than ``Configuration/maxAccuracyMeters`` | 100 m |
+/// | ``Reason/fromTheFuture`` | live only: it is dated later than its arrival plus ``Configuration/futureToleranceSeconds`` | 60 s |
+/// | ``Reason/expired`` | live only: it was older than ``Configuration/expirationSeconds`` when it arrived | 300 s |
+/// | ``Reason/duplicate`` | it equals the last accepted fix in every field | |
+/// | ``Reason/notNewer`` | it is not newer than the last accepted fix | |
+/// | ``Reason/tooFast`` | reaching it from the last accepted fix needs more than ``Configuration/maxSpeedMetersPerSecond`` | 69.4 m/s (250 km/h) |
+///
+/// A fix without an accuracy is not dropped as inaccurate: an unknown accuracy is not a bad one
+/// (GPX and many CSV exports carry none).
+public struct FixFilter: Codable, Sendable {
+    /// The limits the filter applies; every field has a documented default.
+    public struct Configuration: Codable, Sendable, Hashable {
+        /// Fixes whose horizontal accuracy (68% radius) is worse than this are dropped.
+        ///
+        /// Default 100 m: a phone's GPS reports 5 to 30 m and Wi-Fi positioning 30 to 65 m; beyond
+        /// 100 m the fix is a cell-tower guess that can place a person in the wrong street.
+        public var maxAccuracyMeters: Double
+        /// Fixes implying a faster movement from the last accepted fix are dropped.
+        ///
+        /// Default 69.4 m/s (250 km/h): faster than any car on a public road, so a real drive is
+        /// never cut, while a fix that jumps kilometres in seconds is. Trains above 250 km/h and
+        /// planes need a higher limit. The distance is reduced by both fixes' accuracies before
+        /// dividing by the time between them, so that two honest but noisy fixes a second apart
+        /// are not mistaken for a jump.
+        public var maxSpeedMetersPerSecond: Double
+        /// Live fixes that were already older than this when they arrived are dropped.
+        ///
+        /// Default 300 s: a tracker's first fix after waking is often a cached position from
+        /// another place; five minutes is long enough for a queued fix sent after a short loss of
+        /// network, and short enough that a stale one does not fire a fence.
+        public var expirationSeconds: Double
+        /// Live fixes dated later than their arrival by more than this are dropped.
+        ///
+        /// Default 60 s: the phone and the server clocks disagree by a few seconds when both use
+        /// NTP; a fix a minute ahead of the server is a broken clock, and accepting it would make
+        /// every later honest fix "not newer".
+        public var futureToleranceSeconds: Double
+        /// A fix whose latitude and longitude are both within this of zero is at "null island".
+        ///
+        /// Default 1e-5° (about a metre): trackers that have no position write (0, 0), sometimes
+        /// with rounding noise; nobody is tracked in the Gulf of Guinea at exactly that point.
+        public var nullIslandToleranceDegrees: Double
+
+        /// Makes a configuration; every argument has the default documented on its property.
+        public init(
+            maxAccuracyMeters: Double = 100, maxSpeedMetersPerSecond: Double = 250 / 3.6,
+            expirationSeconds: Double = 300, futureToleranceSeconds: Double = 60,
+            nullIslandToleranceDegrees: Double = 1e-5
+        ) {
+            self.maxAccuracyMeters = maxAccuracyMeters
+            self.maxSpeedMetersPerSecond = maxSpeedMetersPerSecond
+            self.expirationSeconds = expirationSeconds
+            self.futureToleranceSeconds = futureToleranceSeconds
+            self.nullIslandToleranceDegrees = nullIslandToleranceDegrees
+        }
+    }
+
+    /// Why a fix was dropped.
+    public enum Reason: String, Codable, Sendable, CaseIterable, CodingKeyRepresentable {
+        /// The raw latitude or longitude was NaN, infinite or out of range.
+        case invalidCoordinate
+        /// The fix was at (0, 0), the placeholder of trackers without a position.
+        case nullIsland
+        /// The horizontal accuracy was worse than the limit.
+        case inaccurate
+        /// Reaching the fix from the last accepted one needs an impossible speed.
+        case tooFast
+        /// The fix repeats the last accepted fix exactly.
+        case duplicate
+        /// The fix is not newer than the last accepted fix.
+        case notNewer
+        /// The fix is dated after its own arrival (live only).
+        case fromTheFuture
+        /// The fix was already stale when it arrived (live only).
+        case expired
+    }
+
+    /// The limits in force.
+    public var configuration: Configuration
+    /// How many fixes were dropped, by reason; reasons never seen are absent.
+    public private(set) var dropped: [Reason: Int] = [:]
+    /// How many fixes were accepted.
+    public private(set) var accepted: Int = 0
+    /// The last fix accepted, against which the next is judged.
+    public private(set) var lastAccepted: Fix?
+
+    /// Makes a filter that has seen nothing yet.
+    public init(configuration: Configuration = .init()) {
+        self.configuration = configuration
+    }
+
+    /// The number of fixes dropped for all reasons together.
+    public var droppedTotal: Int { dropped.values.reduce(0, +) }
+
+    /// Judges a fix, remembering it if accepted; returns `nil` when it is accepted, else why not.
+    ///
+    /// `arrivedAt` is the wall-clock time the fix reached this program, for live input; pass `nil`
+    /// when replaying history, where the arrival time is the fix's own time and the expiry and
+    /// future rules do not apply. This is the only place the wall clock enters the engine.
+    public mutating func evaluate(_ fix: Fix, arrivedAt: Date?) -> Reason? {
+        if let reason = reason(for: fix, arrivedAt: arrivedAt) {
+            dropped[reason, default: 0] += 1
+            return reason
+        }
+        accepted += 1
+        lastAccepted = fix
+        return nil
+    }
+
+    /// Validates a raw latitude and longitude read from input; returns the coordinate, or `nil`
+    /// after counting a drop as ``Reason/invalidCoordinate``.
+    ///
+    /// A ``Coordinate`` cannot hold NaN or out-of-range values, so such a fix never becomes a
+    /// ``Fix``. Inputs call this where they parse numbers, so the drop is still counted and can be
+    /// logged beside the others.
+    public mutating func coordinate(latitude: Double, longitude: Double) -> Coordinate? {
+        do {
+            return try Coordinate(latitude: latitude, longitude: longitude)
+        } catch {
+            dropped[.invalidCoordinate, default: 0] += 1
+            return nil
+        }
+    }
+
+    /// The first rule the fix breaks, without changing any state.
+    public func reason(for fix: Fix, arrivedAt: Date?) -> Reason? {
+        let c = configuration
+        if abs(fix.coordinate.latitude) <= c.nullIslandToleranceDegrees
+            && abs(fix.coordinate.longitude) <= c.nullIslandToleranceDegrees
+        {
+            return .nullIsland
+        }
+        if let accuracy = fix.horizontalAccuracy, accuracy > c.maxAccuracyMeters { return .inaccurate }
+        if let arrivedAt {
+            let age = arrivedAt.timeIntervalSince(fix.timestamp)
+            if age < -c.futureToleranceSeconds { return .fromTheFuture }
+            if age > c.expirationSeconds { return .expired }
+        }
+        guard let last = lastAccepted else { return nil }
+        if fix == last { return .duplicate }
+        let seconds = fix.timestamp.timeIntervalSince(last.timestamp)
+        if seconds <= 0 { return .notNewer }
+        let slack = (fix.horizontalAccuracy ?? 0) + (last.horizontalAccuracy ?? 0)
+        let meters = max(0, last.coordinate.distance(to: fix.coordinate) - slack)
+        if meters / seconds > c.maxSpeedMetersPerSecond { return .tooFast }
+        return nil
+    }
+}

@@ -1,0 +1,316 @@
+import Foundation
+
+/// One condition inside the engine: what it is, its state, and the evidence still being weighed.
+///
+/// Everything that influences a later event is a stored, `Codable` property here (or in the
+/// engine), so that a saved and restored engine continues exactly where it stopped. The only
+/// derived value, the polygon distance bound, is rebuilt from the condition when decoding.
+struct ConditionTracker: Codable, Sendable {
+    /// Evidence for a change that has not been confirmed yet.
+    struct Pending: Codable, Sendable, Hashable {
+        /// The side the evidence is for.
+        var side: Hysteresis.Side
+        /// The time of the first evidence fix of the run.
+        var firstEvidence: Date
+        /// How many evidence fixes the run holds.
+        var count: Int
+        /// The estimated real crossing, fixed when the run starts.
+        var crossing: CrossingEstimate
+    }
+
+    /// When the fixes' positions crossed the boundary, and the fix time it was found after.
+    struct CrossingEstimate: Codable, Sendable, Hashable {
+        /// The interpolated crossing time.
+        var date: Date
+        /// The time of the last fix on the old side (equal to `date` when nothing was
+        /// interpolated): crossings dated after the same fix cannot be ordered by the data.
+        var after: Date
+    }
+
+    let identifier: String
+    let condition: Condition
+    let hysteresis: Hysteresis
+    /// `false` for a condition added past the limit: it is kept, never evaluated.
+    let evaluated: Bool
+    private(set) var state: ConditionState
+    private(set) var lastEvent: Event?
+
+    /// The side of the boundary the last observed fix lay on (its position, ignoring accuracy).
+    private var lastSide: Hysteresis.Side?
+    /// The time of the last fix this condition observed, to know whether the engine's previous
+    /// fix is also this condition's previous fix.
+    private var lastSeen: Date?
+    /// When the fixes' positions last changed side: interpolated between the fixes either side, or
+    /// the first fix after a gap. This dates a crossing.
+    private var lastSideChange: CrossingEstimate?
+    private var pending: Pending?
+    /// When the current stay began, for dwell; `nil` until known.
+    private var dwellStart: Date?
+    private var dwellReported = false
+    /// An ongoing visit inside this condition keeps it satisfied until the visit ends.
+    private var heldByVisit = false
+
+    private let bound: DistanceBound?
+
+    init(
+        identifier: String, condition: Condition, hysteresis: Hysteresis, evaluated: Bool,
+        state: ConditionState
+    ) {
+        self.identifier = identifier
+        self.condition = condition
+        self.hysteresis = hysteresis
+        self.evaluated = evaluated
+        self.state = state
+        self.bound = DistanceBound(condition)
+    }
+
+    var record: MonitorRecord {
+        MonitorRecord(
+            identifier: identifier, condition: condition, hysteresis: hysteresis, state: state,
+            lastEvent: lastEvent)
+    }
+
+    /// Records the event that reports this condition as past the limit.
+    mutating func reportLimitExceeded(at date: Date) -> Event {
+        let event = Event(
+            identifier: identifier, state: .unmonitored, kind: .conditionLimitExceeded, date: date,
+            confirmedAt: date)
+        lastEvent = event
+        return event
+    }
+
+    // MARK: Fixes
+
+    /// Weighs one accepted fix; `previous` is the fix the engine accepted before it.
+    mutating func observe(_ fix: Fix, previous: MonitorEngine.PreviousFix?, into sink: inout EventSink) {
+        let h = hysteresis
+        let t = fix.timestamp
+        let accuracy = fix.horizontalAccuracy ?? h.assumedAccuracyMeters
+        let continuous =
+            previous.map { $0.timestamp == lastSeen && t.timeIntervalSince($0.timestamp) <= h.maxGapSeconds }
+            ?? false
+        lastSeen = t
+
+        // Far outside a polygon, with nothing pending: the full path below would only note the
+        // side, so a bound that already proves outside evidence lets GEOS be skipped, exactly.
+        if let bound, state == .unsatisfied, pending == nil, lastSide == .outside,
+            h.evidence(signedDistance: bound.lowerBound(fix.coordinate), accuracy: accuracy) == .outside
+        {
+            if !continuous { lastSideChange = CrossingEstimate(date: t, after: t) }
+            return
+        }
+
+        let d = condition.signedDistance(to: fix.coordinate)
+        // GEOS reports failure as NaN; such a fix tells nothing about this condition.
+        guard d.isFinite else { return }
+        let side = Hysteresis.Side(signedDistance: d)
+        let evidence = h.evidence(signedDistance: d, accuracy: accuracy)
+
+        if let lastSide {
+            if !continuous {
+                lastSideChange = CrossingEstimate(date: t, after: t)
+            } else if lastSide != side, let previous {
+                let date = ConditionTracker.crossingTime(
+                    from: previous.timestamp, distance: condition.signedDistance(to: previous.coordinate),
+                    to: t, distance: d)
+                lastSideChange = CrossingEstimate(date: date, after: previous.timestamp)
+            }
+        } else {
+            lastSideChange = nil
+        }
+        lastSide = side
+
+        if heldByVisit {
+            // An ongoing visit keeps the condition satisfied; fixes cannot end it.
+            pending = nil
+            reportDwellIfDue(reachedBy: t, confirmedAt: t, distance: d, fix: fix, visit: nil, into: &sink)
+            return
+        }
+        if !continuous { pending = nil }
+        if let run = pending, run.side != side { pending = nil }
+        if pending == nil, let evidence, evidence != state.side {
+            // A first determination has no old side to cross from: it is dated by its first
+            // evidence fix. A change is dated by when the positions crossed the boundary.
+            let now = CrossingEstimate(date: t, after: t)
+            let crossing = state == .unknown ? now : (lastSideChange ?? now)
+            pending = Pending(side: evidence, firstEvidence: t, count: 0, crossing: crossing)
+        }
+        if var run = pending {
+            if evidence == run.side { run.count += 1 }
+            if run.count >= max(1, h.confirmationFixes),
+                t.timeIntervalSince(run.firstEvidence) >= h.confirmationSeconds
+            {
+                transition(
+                    to: run.side == .inside ? .satisfied : .unsatisfied, date: run.crossing.date,
+                    confirmedAt: t,
+                    distance: d, fix: fix, visit: nil, into: &sink, orderKey: run.crossing.after)
+            } else {
+                pending = run
+            }
+        }
+        reportDwellIfDue(reachedBy: t, confirmedAt: t, distance: d, fix: fix, visit: nil, into: &sink)
+    }
+
+    /// The time the signed distance crosses zero, interpolated linearly between two fixes on
+    /// opposite sides.
+    static func crossingTime(from t0: Date, distance d0: Double, to t1: Date, distance d1: Double) -> Date {
+        let fraction = d0 / (d0 - d1)
+        guard fraction.isFinite else { return t1 }
+        return t0.addingTimeInterval(t1.timeIntervalSince(t0) * min(1, max(0, fraction)))
+    }
+
+    // MARK: Visits
+
+    /// Applies a visit. `start` is its arrival (or its delivery when the arrival is unknown),
+    /// `delivered` the engine's time when it came in.
+    mutating func observe(_ visit: Visit, start: Date, delivered: Date, into sink: inout EventSink) {
+        let h = hysteresis
+        let d = condition.signedDistance(to: visit.coordinate)
+        guard d.isFinite else { return }
+        // A visit that ended before this condition's last event is older news than what was
+        // already reported; replaying it would move dates backwards.
+        if let departure = visit.departure, let last = lastEvent?.date, departure <= last { return }
+        let accuracy =
+            visit.horizontalAccuracy.isFinite && visit.horizontalAccuracy >= 0
+            ? visit.horizontalAccuracy : h.assumedAccuracyMeters
+        pending = nil
+        switch h.evidence(signedDistance: d, accuracy: accuracy) {
+        case .inside:
+            if state != .satisfied {
+                transition(
+                    to: .satisfied, date: start, confirmedAt: delivered, distance: d, fix: nil, visit: visit,
+                    into: &sink)
+            }
+            if let departure = visit.departure {
+                reportDwellIfDue(
+                    reachedBy: departure, confirmedAt: delivered, distance: d, fix: nil, visit: visit,
+                    into: &sink)
+                heldByVisit = false
+                transition(
+                    to: .unsatisfied, date: departure, confirmedAt: delivered, distance: d, fix: nil,
+                    visit: visit,
+                    into: &sink)
+            } else {
+                heldByVisit = true
+                reportDwellIfDue(
+                    reachedBy: delivered, confirmedAt: delivered, distance: d, fix: nil, visit: visit,
+                    into: &sink)
+            }
+        case .outside:
+            heldByVisit = false
+            if state != .unsatisfied {
+                transition(
+                    to: .unsatisfied, date: start, confirmedAt: delivered, distance: d, fix: nil,
+                    visit: visit,
+                    into: &sink)
+            }
+        case nil:
+            // Neither clearly inside nor outside: only the end of a visit that holds the condition
+            // counts (the centre of a stay often moves a little between its two reports).
+            if heldByVisit, let departure = visit.departure {
+                heldByVisit = false
+                transition(
+                    to: .unsatisfied, date: departure, confirmedAt: delivered, distance: d, fix: nil,
+                    visit: visit,
+                    into: &sink)
+            }
+        }
+    }
+
+    // MARK: Changes
+
+    private mutating func transition(
+        to newState: ConditionState, date: Date, confirmedAt: Date, distance: Double, fix: Fix?,
+        visit: Visit?,
+        into sink: inout EventSink, orderKey: Date? = nil
+    ) {
+        // Dates of one condition never go backwards, whatever mix of fixes and visits came in.
+        var date = date
+        if let last = lastEvent?.date, date < last { date = last }
+        let event = Event(
+            identifier: identifier, state: newState, kind: .transition, date: date, confirmedAt: confirmedAt,
+            signedDistanceMeters: distance, fix: fix, visit: visit, previousState: state)
+        state = newState
+        lastEvent = event
+        pending = nil
+        dwellReported = false
+        dwellStart = newState == .satisfied ? date : nil
+        if newState != .satisfied { heldByVisit = false }
+        sink.append(event, orderKey: min(orderKey ?? date, date))
+    }
+
+    private mutating func reportDwellIfDue(
+        reachedBy now: Date, confirmedAt: Date, distance: Double, fix: Fix?, visit: Visit?,
+        into sink: inout EventSink
+    ) {
+        guard state == .satisfied, let dwell = hysteresis.dwellSeconds, !dwellReported, pending == nil else {
+            return
+        }
+        // A condition assumed satisfied has no known start: its stay is counted from the first
+        // input after it was added.
+        let start = dwellStart ?? now
+        dwellStart = start
+        guard now.timeIntervalSince(start) >= dwell else { return }
+        dwellReported = true
+        let event = Event(
+            identifier: identifier, state: .satisfied, kind: .dwell, date: start.addingTimeInterval(dwell),
+            confirmedAt: confirmedAt, signedDistanceMeters: distance, fix: fix, visit: visit,
+            previousState: .satisfied)
+        lastEvent = event
+        sink.append(event, orderKey: event.date)
+    }
+
+    // MARK: Codable
+
+    private enum CodingKeys: String, CodingKey {
+        case identifier, condition, hysteresis, evaluated, state, lastEvent, lastSide, lastSeen,
+            lastSideChange
+        case pending, dwellStart, dwellReported, heldByVisit
+    }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        identifier = try c.decode(String.self, forKey: .identifier)
+        condition = try c.decode(Condition.self, forKey: .condition)
+        hysteresis = try c.decode(Hysteresis.self, forKey: .hysteresis)
+        evaluated = try c.decode(Bool.self, forKey: .evaluated)
+        state = try c.decode(ConditionState.self, forKey: .state)
+        lastEvent = try c.decodeIfPresent(Event.self, forKey: .lastEvent)
+        lastSide = try c.decodeIfPresent(Hysteresis.Side.self, forKey: .lastSide)
+        lastSeen = try c.decodeIfPresent(Date.self, forKey: .lastSeen)
+        lastSideChange = try c.decodeIfPresent(CrossingEstimate.self, forKey: .lastSideChange)
+        pending = try c.decodeIfPresent(Pending.self, forKey: .pending)
+        dwellStart = try c.decodeIfPresent(Date.self, forKey: .dwellStart)
+        dwellReported = try c.decode(Bool.self, forKey: .dwellReported)
+        heldByVisit = try c.decode(Bool.self, forKey: .heldByVisit)
+        bound = DistanceBound(condition)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(identifier, forKey: .identifier)
+        try c.encode(condition, forKey: .condition)
+        try c.encode(hysteresis, forKey: .hysteresis)
+        try c.encode(evaluated, forKey: .evaluated)
+        try c.encode(state, forKey: .state)
+        try c.encodeIfPresent(lastEvent, forKey: .lastEvent)
+        try c.encodeIfPresent(lastSide, forKey: .lastSide)
+        try c.encodeIfPresent(lastSeen, forKey: .lastSeen)
+        try c.encodeIfPresent(lastSideChange, forKey: .lastSideChange)
+        try c.encodeIfPresent(pending, forKey: .pending)
+        try c.encodeIfPresent(dwellStart, forKey: .dwellStart)
+        try c.encode(dwellReported, forKey: .dwellReported)
+        try c.encode(heldByVisit, forKey: .heldByVisit)
+    }
+}
+
+extension ConditionState {
+    /// The side of the boundary this state stands for; `nil` when it stands for neither.
+    var side: Hysteresis.Side? {
+        switch self {
+        case .satisfied: .inside
+        case .unsatisfied: .outside
+        case .unknown, .unmonitored: nil
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// The events one input causes, with the key that orders them, before they are handed out.
+///
+/// A crossing's date is interpolated between the last fix on the old side and the first on the
+/// new; two crossings interpolated within the same interval differ only by the fixes' noise (two
+/// touching circles give dates a second apart in either order). So events are ordered by the
+/// start of the interval their date lies in, then exits before entries, then by date; the events
+/// of one condition keep the order it emitted them in.
+struct EventSink {
+    private var events: [Event] = []
+    private var keys: [Date] = []
+
+    /// Adds an event; `orderKey` is the start of the interval its date was found in (its date when
+    /// nothing was interpolated).
+    mutating func append(_ event: Event, orderKey: Date) {
+        events.append(event)
+        keys.append(orderKey)
+    }
+
+    /// Appends the events to `output` in order.
+    func appendInOrder(to output: inout [Event]) {
+        guard events.count > 1 else {
+            output.append(contentsOf: events)
+            return
+        }
+        func rank(_ event: Event) -> Int {
+            switch (event.kind, event.state) {
+            case (.transition, .unsatisfied): 0
+            case (.transition, _): 1
+            case (.dwell, _): 2
+            case (.conditionLimitExceeded, _): 3
+            }
+        }
+        // An insertion sort that never moves an event past an earlier one of the same condition,
+        // whose events are already in their own order (a visit's arrival and departure can share
+        // a date). Inputs cause a handful of events, so its quadratic worst case is no concern.
+        func precedes(_ a: Int, _ b: Int) -> Bool {
+            if keys[a] != keys[b] { return keys[a] < keys[b] }
+            let ra = rank(events[a]), rb = rank(events[b])
+            if ra != rb { return ra < rb }
+            return events[a].date < events[b].date
+        }
+        var order: [Int] = []
+        order.reserveCapacity(events.count)
+        for index in events.indices {
+            var position = order.count
+            while position > 0 {
+                let before = order[position - 1]
+                if events[before].identifier == events[index].identifier || !precedes(index, before) { break }
+                position -= 1
+            }
+            order.insert(index, at: position)
+        }
+        for index in order { output.append(events[index]) }
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+
+/// The deterministic core of the monitor: conditions, their states and the evidence being
+/// weighed, moved by fixes and visits; its `Codable` value is the monitor's whole saved state.
+///
+/// `MonitorEngine` is a value with no clock, no tasks and no locks: every call returns the events
+/// it caused, synchronously and in order, so that a caller can store the engine and act on the
+/// events in one database transaction. ``Monitor`` wraps it in an actor with an `AsyncSequence` of
+/// events, in the shape of CLMonitor.
+///
+/// ## Conditions and the limit
+/// At most ``conditionLimit`` (twenty) conditions are evaluated, as with CLMonitor. A condition
+/// added past that is kept (``identifiers`` lists it, ``record(for:)`` returns it) but never
+/// evaluated: it gets one event, of kind ``Event/Kind/conditionLimitExceeded`` with the state
+/// ``ConditionState/unmonitored``, and nothing else changes. Removing one of the twenty does not
+/// promote it: to have it evaluated, remove it and add it again once there is room. Adding an
+/// identifier that is already there replaces that condition, like removing it and adding it.
+///
+/// ## Fixes
+/// Every fix first goes through ``filter`` (a ``FixFilter``); a dropped fix changes nothing else.
+/// For each evaluated condition, an accepted fix is evidence of inside, of outside, or of
+/// neither, by the rule of ``Hysteresis``. The state changes once the evidence for the other
+/// side has held, without a fix on the old side in between, for the confirmation time and count.
+/// The first change of a condition in state ``ConditionState/unknown`` is its first
+/// determination and is reported, as CLMonitor does; the state given with `assuming:` is not.
+///
+/// ## Dates
+/// An event's ``Event/date`` estimates when the boundary was really crossed: the time the fixes'
+/// positions crossed it, found by interpolating the signed distance linearly to zero between the
+/// last fix on the old side and the first fix on the new side of the run that confirmed the
+/// change. When a gap longer than ``Hysteresis/maxGapSeconds`` separates them, no time is
+/// interpolated across it: the first fix after the gap dates the crossing. A first determination
+/// is dated by its first evidence fix. ``Event/confirmedAt`` keeps the time of the fix that
+/// completed the confirmation. Per condition, event dates never go backwards.
+///
+/// ## Gaps
+/// A pause in the fixes longer than ``Hysteresis/maxGapSeconds`` never causes a change by itself:
+/// the state stays as it was, and evidence gathered before the gap does not count after it.
+///
+/// ## Visits
+/// A visit whose coordinate is evidence of inside (by the same rule, with the visit's accuracy)
+/// satisfies the condition at the visit's arrival, and unsatisfies it at the visit's departure.
+/// An unknown arrival means "from when the visit was delivered", which is the engine's time: the
+/// latest time of any fix or visit it has seen (never the wall clock). While a visit inside a
+/// condition goes on, fixes cannot unsatisfy that condition. A visit whose coordinate is evidence
+/// of outside unsatisfies a condition at its arrival. A visit that ended before a condition's
+/// last event changes nothing for that condition.
+///
+/// ## Limits
+/// A pass through a condition is reported only if it yields ``Hysteresis/confirmationFixes``
+/// evidence fixes clearly inside (and the confirmation time): at a fix a minute, a walk of three
+/// minutes across the edge of a fence goes unreported, by design. A condition smaller than the
+/// fixes' weighted accuracy plus the enter margin can never be entered by fixes (a 50 m circle
+/// with 65 m Wi-Fi fixes); use visits, a smaller ``Hysteresis/accuracyWeight``, or a larger fence.
+///
+/// ## Order and determinism
+/// Events come out in the order they were confirmed; those confirmed by the same input are in
+/// date order, except that exits come before entries dated within the same interval between two
+/// fixes (the data cannot order those, and two places one fix moves are usually apart). Time comes only from the input, so the same
+/// input gives the same events whether it is ingested one fix at a time or in batches, live or
+/// replayed, and whether or not the engine was saved and restored in between.
+public struct MonitorEngine: Codable, Sendable {
+    /// The number of conditions a monitor evaluates, as CLMonitor.
+    public static let conditionLimit = 20
+
+    /// The time and place of the last accepted fix, the old side of an interpolated crossing.
+    struct PreviousFix: Codable, Sendable, Hashable {
+        var timestamp: Date
+        var coordinate: Coordinate
+    }
+
+    /// The monitor's name, as CLMonitor's: a store keeps one engine per name.
+    public var name: String
+    /// The filter every fix goes through first; its state is saved with the engine.
+    public var filter: FixFilter
+    private var trackers: [ConditionTracker] = []
+    private var previous: PreviousFix?
+    /// The latest time of any fix or visit seen.
+    public private(set) var now: Date?
+
+    /// Makes an engine with no conditions, whose filter uses `filter`.
+    public init(name: String, filter: FixFilter.Configuration = .init()) {
+        self.name = name
+        self.filter = FixFilter(configuration: filter)
+    }
+
+    // MARK: Conditions
+
+    /// Adds a condition (replacing one with the same identifier) and returns the event this
+    /// causes: none, or one ``Event/Kind/conditionLimitExceeded`` event past the limit.
+    ///
+    /// `assuming` is the starting state, never reported as a crossing; pass
+    /// ``ConditionState/satisfied`` or ``ConditionState/unsatisfied`` when the caller knows, or
+    /// leave ``ConditionState/unknown`` to have the first determination reported.
+    /// ``ConditionState/unmonitored`` is taken as ``ConditionState/unknown``.
+    /// The limit event is dated at the engine's time (``now``), or at the Unix epoch when nothing
+    /// has been ingested yet: the engine never reads the wall clock.
+    @discardableResult
+    public mutating func add(
+        _ condition: Condition, identifier: String, assuming: ConditionState = .unknown,
+        hysteresis: Hysteresis = .default
+    ) -> [Event] {
+        remove(identifier)
+        let evaluatedCount = trackers.reduce(0) { $0 + ($1.evaluated ? 1 : 0) }
+        guard evaluatedCount < MonitorEngine.conditionLimit else {
+            var tracker = ConditionTracker(
+                identifier: identifier, condition: condition, hysteresis: hysteresis, evaluated: false,
+                state: .unmonitored)
+            let event = tracker.reportLimitExceeded(at: now ?? Date(timeIntervalSince1970: 0))
+            trackers.append(tracker)
+            return [event]
+        }
+        trackers.append(
+            ConditionTracker(
+                identifier: identifier, condition: condition, hysteresis: hysteresis, evaluated: true,
+                state: assuming == .unmonitored ? .unknown : assuming))
+        return []
+    }
+
+    /// Removes a condition, its record and any evidence pending for it; unknown identifiers are
+    /// ignored.
+    public mutating func remove(_ identifier: String) {
+        trackers.removeAll { $0.identifier == identifier }
+    }
+
+    /// The identifiers of all conditions, evaluated or not, in the order they were added.
+    public var identifiers: [String] { trackers.map(\.identifier) }
+
+    /// The condition, state and last event for an identifier, or `nil` if there is none.
+    public func record(for identifier: String) -> MonitorRecord? {
+        trackers.first { $0.identifier == identifier }?.record
+    }
+
+    // MARK: Fixes
+
+    /// Ingests one fix and returns the events it caused, in date order.
+    ///
+    /// `arrivedAt` is the wall-clock arrival for live input (the filter's expiry and future rules
+    /// use it); leave it `nil` when replaying.
+    @discardableResult
+    public mutating func ingest(_ fix: Fix, arrivedAt: Date? = nil) -> [Event] {
+        var events: [Event] = []
+        _ = ingest(fix, arrivedAt: arrivedAt, into: &events)
+        return events
+    }
+
+    /// Ingests fixes in order and returns all the events they caused, as one call per fix would.
+    @discardableResult
+    public mutating func ingest(_ fixes: [Fix], arrivedAt: Date? = nil) -> [Event] {
+        var events: [Event] = []
+        for fix in fixes { _ = ingest(fix, arrivedAt: arrivedAt, into: &events) }
+        return events
+    }
+
+    /// Ingests one fix, appending the events it caused to `events`; returns why the filter
+    /// dropped it, or `nil` when it was accepted.
+    ///
+    /// This is the form for hot loops and for callers that log drops: it allocates nothing when
+    /// the fix causes no event and `events` has room.
+    public mutating func ingest(_ fix: Fix, arrivedAt: Date?, into events: inout [Event]) -> FixFilter.Reason?
+    {
+        if let reason = filter.evaluate(fix, arrivedAt: arrivedAt) { return reason }
+        var sink = EventSink()
+        for index in trackers.indices where trackers[index].evaluated {
+            trackers[index].observe(fix, previous: previous, into: &sink)
+        }
+        previous = PreviousFix(timestamp: fix.timestamp, coordinate: fix.coordinate)
+        if let now, now >= fix.timestamp {} else { now = fix.timestamp }
+        sink.appendInOrder(to: &events)
+        return nil
+    }
+
+    // MARK: Visits
+
+    /// Ingests a visit and returns the events it caused, in date order.
+    ///
+    /// A visit with neither arrival nor departure, given before any fix or visit, cannot be dated
+    /// and is ignored.
+    @discardableResult
+    public mutating func ingest(_ visit: Visit) -> [Event] {
+        let delivered = [now, visit.arrival, visit.departure].compactMap { $0 }.max()
+        guard let delivered else { return [] }
+        now = delivered
+        var start = visit.arrival ?? delivered
+        if let departure = visit.departure, departure < start { start = departure }
+        var sink = EventSink()
+        for index in trackers.indices where trackers[index].evaluated {
+            trackers[index].observe(visit, start: start, delivered: delivered, into: &sink)
+        }
+        var events: [Event] = []
+        sink.appendInOrder(to: &events)
+        return events
+    }
+
+}
