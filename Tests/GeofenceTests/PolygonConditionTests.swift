@@ -4,7 +4,7 @@ import Testing
 @testable import Geofence
 
 /// Builds coordinates from metres on a flat map around an origin, so expected distances are known.
-struct Map {
+struct MetricMap {
     let day: SyntheticDay
     init(latitude: Double, longitude: Double) throws {
         day = SyntheticDay(origin: try Coordinate(latitude: latitude, longitude: longitude))
@@ -23,7 +23,7 @@ struct Map {
 @Suite struct PolygonConditionTests {
     @Test(arguments: [0.0, 51.5, 78.2, -54.8, 89.5])
     func aSquareWithAHoleGivesDistancesInMetres(latitude: Double) throws {
-        let map = try Map(latitude: latitude, longitude: 12)
+        let map = try MetricMap(latitude: latitude, longitude: 12)
         let polygon = try PolygonCondition(polygons: [
             [map.square(-500, -500, 500, 500), map.square(-100, -100, 100, 100)]
         ])
@@ -39,7 +39,7 @@ struct Map {
     }
 
     @Test func aConcaveShapeIsOutsideInItsNotch() throws {
-        let map = try Map(latitude: 47.05, longitude: 7.04)
+        let map = try MetricMap(latitude: 47.05, longitude: 7.04)
         // A U open to the north: the notch is x in 100...300, y above 100.
         let polygon = try PolygonCondition(polygons: [
             [map.ring([(0, 0), (400, 0), (400, 400), (300, 400), (300, 100), (100, 100), (100, 400), (0, 400)])]
@@ -50,7 +50,7 @@ struct Map {
     }
 
     @Test func aMultipolygonContainsEachPart() throws {
-        let map = try Map(latitude: -33.9, longitude: 151.2)
+        let map = try MetricMap(latitude: -33.9, longitude: 151.2)
         let polygon = try PolygonCondition(polygons: [
             [map.square(0, 0, 100, 100)], [map.square(1000, 0, 1100, 100)],
         ])
@@ -87,7 +87,7 @@ struct Map {
     }
 
     @Test func aPointOnTheBoundaryIsInside() throws {
-        let map = try Map(latitude: 51.5, longitude: -0.12)
+        let map = try MetricMap(latitude: 51.5, longitude: -0.12)
         let ring = map.square(0, 0, 200, 200)
         let polygon = try PolygonCondition(polygons: [[ring]])
         for vertex in ring { #expect(polygon.signedDistance(to: vertex) <= 0) }

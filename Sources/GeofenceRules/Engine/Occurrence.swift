@@ -168,6 +168,17 @@ public struct FiredAction: Sendable, Hashable, Codable {
     /// The commute, for commute rules.
     public var commute: CommuteRecord?
 
+    /// Makes an action.
+    public init(
+        id: String, eventId: String, rule: String, kind: Kind, transition: String, place: String?, date: Date,
+        latitude: Double?, longitude: Double?, accuracy: Double?, device: String, message: String?,
+        commute: CommuteRecord?
+    ) {
+        (self.id, self.eventId, self.rule, self.kind, self.transition) = (id, eventId, rule, kind, transition)
+        (self.place, self.date, self.latitude, self.longitude) = (place, date, latitude, longitude)
+        (self.accuracy, self.device, self.message, self.commute) = (accuracy, device, message, commute)
+    }
+
     private enum CodingKeys: String, CodingKey {
         case id, eventId, rule, action, path, arguments, timeoutSeconds, transition, place, date, latitude,
             longitude, accuracy, device, message, commute

@@ -11,8 +11,6 @@ public struct DeviceEngine: Sendable, Codable {
     public var detector: VisitDetector?
     /// Cooldowns, reminders, stays and commutes.
     public var rules: RuleState
-    /// Places whose state has been determined (a change of these is a real crossing).
-    var determined: Set<String> = []
     /// Place → arrival of the visit going on there, to pair visit starts and ends.
     var openVisits: [String: Date] = [:]
 }
@@ -102,7 +100,6 @@ public struct Pipeline: Sendable {
             }
             fresh.detector = newRules.visitConfiguration == old.visitConfiguration ? device.detector : fresh.detector
             fresh.rules = device.rules
-            fresh.determined = device.determined.intersection(unchanged.map(\.name))
             state.devices[name] = fresh
         }
     }
@@ -186,8 +183,7 @@ public struct Pipeline: Sendable {
             output.placeEvents.append(PlaceEvent(event, device: name, transition: event.kind.rawValue))
             return
         }
-        let firstDetermination = !device.determined.contains(place)
-        device.determined.insert(place)
+        let firstDetermination = event.isFirstDetermination
         let transition = firstDetermination ? "determined" : (inside ? "enter" : "exit")
         output.placeEvents.append(PlaceEvent(event, device: name, transition: transition))
         let coordinate = event.fix?.coordinate ?? event.visit?.coordinate
