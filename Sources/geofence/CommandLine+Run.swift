@@ -18,6 +18,7 @@ extension CommandLine {
         commands:
           check RULES              check a rules file; print its places and rules, or every error
           replay RULES INPUT       run recorded fixes through the rules; print events and actions
+          run RULES --input PATH   the long-running job beside a tracker (see geofence run --help)
           demo                     print the example places and the signed distance of a few fixes
           stays FILE|-             the visits (stays) in a file of NDJSON fixes, as NDJSON or --table
           simulate day             the synthetic day as NDJSON fixes (--interval, --seed, --noise, --outliers)
@@ -35,6 +36,7 @@ extension CommandLine {
             switch command {
             case "check": try CheckCommand.run(rest)
             case "replay": try ReplayCommand.run(rest)
+            case "run": try RunCommand.run(rest)
             case "demo": try DemoCommand.run(rest)
             case "stays": try StaysCommand.run(rest)
             case "simulate": try SimulateCommand.run(rest)

@@ -4,9 +4,11 @@ import GeofenceRules
 
 /// Prints what the pipeline produced: NDJSON, one object a line with a `type` (event, visit,
 /// action, commute, dropped), or a table for a person in the rules' time zone.
-struct ReplayPrinter {
+struct ReplayPrinter: Sendable {
     let table: Bool
     let timeZone: TimeZone
+    /// Whether to print actions; `run` prints them itself when it carries them out.
+    var includeActions = true
 
     private var output: FileHandle { .standardOutput }
 
@@ -27,7 +29,7 @@ struct ReplayPrinter {
         for commute in result.commutes {
             lines.append(table ? row(commute) : json("commute", commute))
         }
-        for action in result.actions {
+        for action in result.actions where includeActions {
             lines.append(table ? row(action) : json("action", action))
         }
         write(lines.joined(separator: "\n"))

@@ -1,0 +1,118 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Reads one input on a thread of its own (reading blocks and polls, which must not happen on
+/// Swift's cooperative pool) and hands lines to the engine's loop through a ``RecordQueue``.
+final class InputThread: @unchecked Sendable {
+    let input: RunConfiguration.Input
+    private let queue: RecordQueue
+    private let cancellation = InputCancellation()
+    private let startPosition: FilePosition?
+    private let history: Bool
+    private let pollSeconds: Double
+    private var thread: Thread?
+
+    init(input: RunConfiguration.Input, queue: RecordQueue, startPosition: FilePosition?, history: Bool, pollSeconds: Double) {
+        self.input = input
+        self.queue = queue
+        self.startPosition = startPosition
+        self.history = history
+        self.pollSeconds = pollSeconds
+    }
+
+    func start() {
+        let thread = Thread { [self] in
+            if input.path == "-" { readStandardInput() } else { readFile() }
+        }
+        thread.name = "geofence input \(input.name)"
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Asks the thread to stop; it does within a poll interval.
+    func stop() { cancellation.cancel() }
+
+    private func readStandardInput() {
+        let reader = StandardInputReader(pollInterval: pollSeconds, cancellation: cancellation)
+        do {
+            while let lines = try reader.next() {
+                let texts = lines.map { (text: $0.isTooLong ? "" : $0.text, number: $0.number) }
+                guard queue.put(.lines(input: input.name, lines: texts, position: nil, live: !history)) else { return }
+            }
+            queue.put(.ended(input: input.name, failure: nil))
+        } catch {
+            queue.put(.ended(input: input.name, failure: "\(error)"))
+        }
+    }
+
+    private func readFile() {
+        // Lines already in the file when the run started are history, judged as replay judges them
+        // (a fix written an hour ago is not "expired" because geofence was down); lines written
+        // after the start arrive live.
+        let backlog = FileBacklog(path: input.path)
+        let follower = FileFollower(
+            path: input.path, startingAt: startPosition, follow: input.follow, pollInterval: pollSeconds,
+            cancellation: cancellation)
+        do {
+            while let update = try follower.next() {
+                switch update {
+                case .lines(let lines, let position):
+                    let texts = lines.map { (text: $0.isTooLong ? "" : $0.text, number: $0.number) }
+                    let live = !history && !backlog.contains(identity: position.identity, offset: position.offset)
+                    let stored = position.inputPosition(input: input.name)
+                    guard queue.put(.lines(input: input.name, lines: texts, position: stored, live: live)) else { return }
+                case .event(let event):
+                    queue.put(.note(input: input.name, message: InputThread.describe(event), level: InputThread.level(event)))
+                }
+            }
+            queue.put(.ended(input: input.name, failure: nil))
+        } catch {
+            queue.put(.ended(input: input.name, failure: "\(error)"))
+        }
+    }
+
+    static func describe(_ event: FileFollower.Event) -> String {
+        switch event {
+        case .opened(let identity): "opened (file \(identity))"
+        case .resumed(let position): "resumed at line \(position.line + 1) (byte \(position.offset))"
+        case .finishingPreviousFile(let path, let from):
+            "rotated while geofence was down: finishing \(path) from line \(from.line + 1) first"
+        case .previousFileNotFound(let position):
+            "rotated while geofence was down and the old file is gone: lines written to it after line \(position.line) are lost"
+        case .rotated(let from, let to): "rotated (file \(from) to \(to))"
+        case .truncated(_, let offset): "truncated below byte \(offset): reading again from the start"
+        case .missing: "missing: waiting for it to appear"
+        }
+    }
+
+    static func level(_ event: FileFollower.Event) -> LogEntry.Level {
+        switch event {
+        case .previousFileNotFound, .truncated, .missing: .warning
+        default: .info
+        }
+    }
+}
+
+/// The extent of a file when the run started: lines inside it are history, not live arrivals.
+struct FileBacklog: Sendable {
+    let identity: String?
+    let size: Int64
+
+    init(path: String) {
+        var info = stat()
+        if stat(path, &info) == 0 {
+            identity = "\(UInt64(info.st_dev)):\(UInt64(info.st_ino))"
+            size = Int64(info.st_size)
+        } else {
+            identity = nil
+            size = 0
+        }
+    }
+
+    func contains(identity other: String, offset: Int64) -> Bool {
+        identity == other && offset <= size
+    }
+}

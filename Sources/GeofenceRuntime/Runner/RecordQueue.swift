@@ -1,0 +1,72 @@
+import Foundation
+
+/// What an input thread hands to the engine's loop.
+enum InputItem: Sendable {
+    /// Complete lines from an input, with the position to store after the last of them (files
+    /// only), and whether they arrived live (after the backlog present at start).
+    case lines(input: String, lines: [(text: String, number: Int64)], position: InputPosition?, live: Bool)
+    /// Something to log about an input (rotated, truncated, missing...).
+    case note(input: String, message: String, level: LogEntry.Level)
+    /// The input ended (a file not followed was read to its end, stdin closed) or failed.
+    case ended(input: String, failure: String?)
+}
+
+/// The hand-over between input threads and the engine's loop: bounded, so a fast input waits for
+/// a slow engine rather than filling memory, and interruptible, so a signal wakes the loop.
+final class RecordQueue: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var items: [InputItem] = []
+    private var lineCount = 0
+    private var wakeRequested = false
+    private var closed = false
+    private let capacityLines: Int
+
+    init(capacityLines: Int = 20_000) {
+        self.capacityLines = capacityLines
+    }
+
+    /// Adds an item, waiting while the queue is full; returns false once the queue is closed.
+    @discardableResult
+    func put(_ item: InputItem) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while !closed, lineCount >= capacityLines { condition.wait() }
+        guard !closed else { return false }
+        if case .lines(_, let lines, _, _) = item { lineCount += lines.count }
+        items.append(item)
+        condition.broadcast()
+        return true
+    }
+
+    /// Takes everything queued, waiting up to `timeout` seconds for something (or a wake).
+    func takeAll(timeout: Double) -> [InputItem] {
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = Date().addingTimeInterval(timeout)
+        while items.isEmpty, !wakeRequested, !closed {
+            if !condition.wait(until: deadline) { break }
+        }
+        wakeRequested = false
+        let taken = items
+        items.removeAll(keepingCapacity: true)
+        lineCount = 0
+        condition.broadcast()
+        return taken
+    }
+
+    /// Wakes the loop (a signal arrived).
+    func wake() {
+        condition.lock()
+        wakeRequested = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Refuses further items and releases any waiting producer.
+    func close() {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+
+/// The runner's log on standard error: one line per message, with the time and a level.
+struct RunLog: Sendable {
+    let verbose: Bool
+
+    func write(_ level: LogEntry.Level, _ message: String) {
+        let line = "\(EngineJSONTime.now()) \(level.rawValue): \(message)\n"
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+
+    func info(_ message: String) { write(.info, message) }
+    func warning(_ message: String) { write(.warning, message) }
+    func error(_ message: String) { write(.error, message) }
+
+    /// Written only with `--verbose`.
+    func verbose(_ message: String) { if verbose { write(.info, message) } }
+}
+
+/// Wall-clock time for log lines.
+enum EngineJSONTime {
+    static func now() -> String {
+        Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false).timeZone(separator: .omitted))
+    }
+}

@@ -1,0 +1,270 @@
+import Dispatch
+import Foundation
+import Geofence
+import GeofenceInput
+import GeofenceRules
+import Synchronization
+
+/// `geofence run`: the long-running job. Follows the inputs, runs every record through the
+/// pipeline, keeps the store in step, and carries out the actions.
+///
+/// # Durability
+/// Each batch of records is committed in one transaction with everything it caused: the devices'
+/// new state, events, commutes, the input positions after the batch, and the actions, written to
+/// the outbox *before* any of them runs. An action is marked done after it ran. After a crash the
+/// inputs resume at the stored positions (records after them are read again and, the pipeline
+/// being deterministic, give the same actions with the same ids, which the outbox ignores), and
+/// actions not marked done run again with the same `GEOFENCE_EVENT_ID`: at-least-once.
+public final class Runner: @unchecked Sendable {
+    /// Where the runner writes what people read: events and actions as they happen.
+    public typealias Printer = @Sendable (PipelineOutput) -> Void
+
+    private let configuration: RunConfiguration
+    private let store: Store
+    private var pipeline: Pipeline
+    private let queue = RecordQueue()
+    private var inputs: [InputThread] = []
+    private var decoders: [String: LineDecoder] = [:]
+    private let hooks: HookRunner
+    private let executor: ActionExecutor
+    private let printer: Printer
+    private let log: RunLog
+    private let signals = Mutex(Signals())
+    private var signalSources: [any DispatchSourceSignal] = []
+    private var lastFix: [String: Date] = [:]
+    private var paused: Set<String> = []
+
+    private struct Signals {
+        var stop = false
+        var reload = false
+    }
+
+    /// Opens the store, loads the rules and restores the saved state. Throws if the rules do not
+    /// pass `check` or the state directory cannot be used.
+    public init(configuration: RunConfiguration, printer: @escaping Printer) throws {
+        self.configuration = configuration
+        self.printer = printer
+        self.log = RunLog(verbose: configuration.verbose)
+        let rules = try Runner.loadRules(configuration.rulesPath)
+        store = try Store(directory: configuration.stateDirectory)
+        var state = PipelineState()
+        let decoder = EngineJSON.decoder()
+        for saved in try store.deviceStates() {
+            if saved.device == Runner.engineStateKey {
+                state.engine = try decoder.decode(RuleState.self, from: saved.state)
+            } else {
+                state.devices[saved.device] = try decoder.decode(DeviceEngine.self, from: saved.state)
+            }
+        }
+        pipeline = Pipeline(rules: rules, state: state)
+        let rulesDirectory = URL(fileURLWithPath: configuration.rulesPath).deletingLastPathComponent().path
+        hooks = HookRunner(
+            configuration: HookRunner.Configuration(maxConcurrent: configuration.hookSlots, workingDirectory: rulesDirectory))
+        executor = ActionExecutor(store: store, hooks: hooks, rulesDirectory: rulesDirectory, log: log)
+    }
+
+    /// The key under which the engine-level rule state is saved among the devices.
+    static let engineStateKey = ":engine"
+
+    static func loadRules(_ path: String) throws -> RulesFile {
+        switch RulesLoader.load(path: path) {
+        case .success(let rules): return rules
+        case .failure(let error): throw RunError(message: "\(error)\nthe rules have errors; not started")
+        }
+    }
+
+    /// Runs until every input has ended or a SIGTERM or SIGINT arrives; returns the exit status.
+    public func run() -> Int32 {
+        installSignalHandlers()
+        executor.startCompletions()
+        // Actions a crash left behind run first, with their original ids.
+        do {
+            let pending = try store.pendingActions()
+            if !pending.isEmpty { log.info("re-running \(pending.count) action(s) left unfinished by the last run") }
+            for action in pending { executor.execute(action) }
+        } catch {
+            log.error("cannot read the outbox: \(error)")
+        }
+        lifecycle(.started, detail: "rules \(configuration.rulesPath)")
+
+        for input in configuration.inputs {
+            let position: FilePosition?
+            do {
+                position = try store.inputPosition(input.name).flatMap(FilePosition.init)
+            } catch {
+                log.error("cannot read the stored position of \(input.name): \(error)")
+                position = nil
+            }
+            let thread = InputThread(
+                input: input, queue: queue, startPosition: position, history: configuration.history,
+                pollSeconds: configuration.pollSeconds)
+            inputs.append(thread)
+            decoders[input.name] = LineDecoder(
+                format: configuration.format, source: input.name, timeZone: configuration.inputTimeZone)
+            lastFix[input.name] = Date()
+            thread.start()
+        }
+
+        var open = Set(configuration.inputs.map(\.name))
+        var status: Int32 = 0
+        while true {
+            let items = queue.takeAll(timeout: 0.5)
+            let flags = signals.withLock { flags in
+                defer { flags.reload = false }
+                return flags
+            }
+            if flags.reload { reload() }
+            if !items.isEmpty { open.subtract(process(items)) }
+            checkPauses()
+            if flags.stop {
+                log.info("stopping: signal received")
+                break
+            }
+            if open.isEmpty {
+                log.info("every input has ended")
+                break
+            }
+        }
+        for input in inputs { input.stop() }
+        queue.close()
+        lifecycle(.stopped, detail: nil)
+        if !executor.waitForHooks(seconds: flags().stop ? configuration.graceSeconds : .infinity) {
+            log.warning("hooks still running after the grace period are handed back: they run again at the next start")
+            status = 0
+        }
+        hooks.finish()
+        store.close()
+        return status
+    }
+
+    private func flags() -> Signals { signals.withLock { $0 } }
+
+    // MARK: Processing
+
+    /// Processes a batch of input items in one transaction; returns the inputs that ended.
+    private func process(_ items: [InputItem]) -> Set<String> {
+        var ended = Set<String>()
+        var batch = Batch()
+        for item in items {
+            switch item {
+            case .lines(let input, let lines, let position, let live):
+                let arrivedAt = live ? Date() : nil
+                for line in lines {
+                    guard var decoder = decoders[input] else { continue }
+                    let result = decoder.decode(line.text, number: Int(line.number))
+                    decoders[input] = decoder
+                    switch result {
+                    case .success(let record?):
+                        if record.fix != nil { noteFix(from: input, batch: &batch) }
+                        if let output = pipeline.process(record, arrivedAt: arrivedAt) {
+                            if let reason = output.dropped, let fix = record.fix {
+                                log.verbose("dropped fix \(EngineJSON.timestamp(fix.timestamp)) from \(input): \(reason.rawValue)")
+                            }
+                            batch.add(output, device: output.device)
+                        }
+                    case .success(nil):
+                        break
+                    case .failure(let failure):
+                        log.warning("\(failure)")
+                    }
+                }
+                if let position { batch.positions[input] = position }
+            case .note(let input, let message, let level):
+                log.write(level, "input \(input): \(message)")
+            case .ended(let input, let failure):
+                ended.insert(input)
+                if let failure {
+                    log.error("input \(input) failed: \(failure)")
+                    batch.add(pipeline.lifecycle(.inputFailed, at: Date(), detail: "\(input): \(failure)"), device: nil)
+                }
+            }
+        }
+        commit(batch)
+        return ended
+    }
+
+    private func noteFix(from input: String, batch: inout Batch) {
+        lastFix[input] = Date()
+        if paused.remove(input) != nil {
+            log.info("input \(input) resumed")
+            batch.add(pipeline.lifecycle(.inputResumed, at: Date(), detail: input), device: nil)
+        }
+    }
+
+    private func checkPauses() {
+        guard let limit = configuration.pauseAfterSeconds else { return }
+        var batch = Batch()
+        let now = Date()
+        for (input, last) in lastFix.sorted(by: { $0.key < $1.key }) where !paused.contains(input) {
+            guard now.timeIntervalSince(last) >= limit else { continue }
+            paused.insert(input)
+            log.warning("input \(input) paused: no fix for \(Duration.text(limit))")
+            batch.add(pipeline.lifecycle(.inputPaused, at: now, detail: input), device: nil)
+        }
+        if !batch.isEmpty { commit(batch) }
+    }
+
+    private func lifecycle(_ kind: LifecycleKind, detail: String?) {
+        var batch = Batch()
+        batch.add(pipeline.lifecycle(kind, at: Date(), detail: detail), device: nil)
+        batch.lifecycle.append(LogEntry(at: Date(), level: .info, kind: kind.rawValue, message: detail ?? kind.rawValue))
+        commit(batch)
+    }
+
+    /// Writes the batch in one transaction, then prints and carries out its actions.
+    private func commit(_ batch: Batch) {
+        guard !batch.isEmpty else { return }
+        do {
+            let step = try batch.step(pipeline: pipeline, now: Date())
+            try store.commit(step)
+            for output in batch.outputs { printer(output) }
+            for action in step.actions { executor.execute(action) }
+        } catch {
+            // The records stay unacknowledged (their position is not stored): after a restart they are
+            // read again. Going on without the store would risk losing actions, so stop.
+            log.error("cannot write to the store: \(error); stopping")
+            signals.withLock { $0.stop = true }
+        }
+    }
+
+    // MARK: Signals
+
+    private func installSignalHandlers() {
+        for (number, isReload) in [(SIGTERM, false), (SIGINT, false), (SIGHUP, true)] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [weak self] in
+                guard let self else { return }
+                signals.withLock { flags in
+                    if isReload { flags.reload = true } else { flags.stop = true }
+                }
+                queue.wake()
+            }
+            source.resume()
+            signalSources.append(source)
+        }
+    }
+
+    private func reload() {
+        log.info("SIGHUP: reloading \(configuration.rulesPath)")
+        do {
+            let rules = try Runner.loadRules(configuration.rulesPath)
+            pipeline.replaceRules(rules)
+            lifecycle(.rulesReloaded, detail: configuration.rulesPath)
+            log.info("rules reloaded: \(rules.places.count) places, \(rules.rules.count) rules")
+        } catch {
+            log.error("the new rules were not loaded; the old rules keep running:\n\(error)")
+            var batch = Batch()
+            batch.lifecycle.append(
+                LogEntry(at: Date(), level: .error, kind: "rules-reload-failed", message: "\(error)"))
+            commit(batch)
+        }
+    }
+}
+
+/// A failure that stops `geofence run` before it starts.
+public struct RunError: Error, CustomStringConvertible {
+    /// What went wrong.
+    public var message: String
+    public var description: String { message }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import GeofenceInput
+import GeofenceRules
+import GeofenceRuntime
+
+/// `geofence run RULES --input PATH|-`: the long-running job beside a tracker.
+enum RunCommand {
+    static let usage = """
+        usage: geofence run RULES --input PATH|- [--input ...] [options]
+
+          --input PATH|-         a file (or - for standard input) to read fixes from; repeatable
+          --follow               follow files like tail -F: wait for new lines, survive rotation
+          --format FORMAT        auto (default), ndjson, owntracks, rec, gpx or csv
+          --time-zone ZONE       the zone of input times written without one (default UTC)
+          --state DIR            the state directory (default $XDG_STATE_HOME/geofence or
+                                 ~/.local/state/geofence)
+          --pause-after DURATION report an input paused when no fix came for this long
+          --history              the inputs are recorded history: judge no fix by its arrival time
+          --hooks N              how many hooks may run at once (default 4)
+          --grace DURATION       on SIGTERM, how long running hooks get to finish (default 10s)
+          --verbose              log every fix the filter drops, with the reason
+
+        SIGTERM and SIGINT stop it (exit 0); SIGHUP reloads the rules, keeping the old ones if the
+        new file does not pass check.
+        """
+
+    static func run(_ arguments: [String]) throws {
+        if arguments.contains("-h") || arguments.contains("--help") {
+            print(usage)
+            return
+        }
+        var rulesPath: String?
+        var inputPaths: [String] = []
+        var follow = false
+        var format = InputFormat.auto
+        var timeZone = TimeZone.gmt
+        var state: String?
+        var pause: Double?
+        var history = false
+        var hookSlots = 4
+        var grace = 10.0
+        var verbose = false
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--input", "-i": inputPaths.append(try ArgumentText.value(after: argument, in: &rest))
+            case "--follow", "-f": follow = true
+            case "--format":
+                let text = try ArgumentText.value(after: argument, in: &rest)
+                guard let value = InputFormat(rawValue: text) else {
+                    throw CommandError(message: "--format wants one of \(InputFormat.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'", status: 2)
+                }
+                format = value
+            case "--time-zone":
+                let text = try ArgumentText.value(after: argument, in: &rest)
+                guard let zone = TimeZone(identifier: text) else {
+                    throw CommandError(message: "unknown time zone '\(text)'", status: 2)
+                }
+                timeZone = zone
+            case "--state": state = try ArgumentText.value(after: argument, in: &rest)
+            case "--pause-after":
+                pause = try ArgumentText.seconds(try ArgumentText.value(after: argument, in: &rest), for: argument)
+            case "--history": history = true
+            case "--hooks":
+                let value = try ArgumentText.number(try ArgumentText.value(after: argument, in: &rest), for: argument)
+                guard value >= 1, value == value.rounded() else {
+                    throw CommandError(message: "--hooks wants a whole number of at least 1", status: 2)
+                }
+                hookSlots = Int(value)
+            case "--grace":
+                grace = try ArgumentText.seconds(try ArgumentText.value(after: argument, in: &rest), for: argument)
+            case "--verbose", "-v": verbose = true
+            default:
+                if argument.hasPrefix("-") {
+                    throw CommandError(message: "unknown option '\(argument)'\n\n\(usage)", status: 2)
+                }
+                guard rulesPath == nil else {
+                    throw CommandError(message: "one rules file; give inputs with --input\n\n\(usage)", status: 2)
+                }
+                rulesPath = argument
+            }
+        }
+        guard let rulesPath, !inputPaths.isEmpty else { throw CommandError(message: usage, status: 2) }
+        if inputPaths.filter({ $0 == "-" }).count > 1 {
+            throw CommandError(message: "standard input can be read only once", status: 2)
+        }
+        var configuration = RunConfiguration(
+            rulesPath: rulesPath,
+            inputs: inputPaths.map { RunConfiguration.Input(path: $0, follow: follow && $0 != "-") },
+            stateDirectory: state ?? Store.defaultDirectory())
+        configuration.format = format
+        configuration.inputTimeZone = timeZone
+        configuration.pauseAfterSeconds = pause
+        configuration.history = history
+        configuration.hookSlots = hookSlots
+        configuration.graceSeconds = grace
+        configuration.verbose = verbose
+
+        let runner: Runner
+        do {
+            let zone = (try? RulesLoader.load(path: rulesPath).get())?.timeZone ?? .gmt
+            let printer = ReplayPrinter(table: true, timeZone: zone, includeActions: false)
+            runner = try Runner(configuration: configuration) { output in printer.print(output) }
+        } catch let error as RunError {
+            throw CommandError(message: error.message, status: 1, prefixed: false)
+        }
+        let status = runner.run()
+        if status != 0 { throw CommandError(message: "stopped with errors", status: status) }
+    }
+}
