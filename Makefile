@@ -29,9 +29,11 @@ test: setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
+# The synthetic day (Examples/synthetic-day.ndjson, made by `geofence simulate day`) replayed
+# through the commute rules: the day's events, the reminder, the morning and evening commutes.
 demo: setup
 	$(SWIFT) build -c release --product geofence
-	$$($(SWIFT) build -c release --show-bin-path)/geofence demo
+	$$($(SWIFT) build -c release --show-bin-path)/geofence replay Rules/commute.yaml Examples/synthetic-day.ndjson --table
 
 bench: setup
 	$(SWIFT) build -c release --product geofence-bench

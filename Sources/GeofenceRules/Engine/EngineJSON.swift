@@ -14,6 +14,18 @@ public enum EngineJSON {
         return encoder
     }
 
+    /// An encoder for saved state: dates as exact numbers, so that a state saved and loaded again
+    /// is bit for bit the state that was saved (ISO 8601 with milliseconds would round them, and a
+    /// restarted engine would then date a crossing a fraction of a millisecond differently).
+    public static func stateEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }
+
+    /// A decoder matching ``stateEncoder()``.
+    public static func stateDecoder() -> JSONDecoder { JSONDecoder() }
+
     /// A decoder matching ``encoder()``.
     public static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()

@@ -19,14 +19,15 @@ struct Batch {
 
     func step(pipeline: Pipeline, now: Date) throws -> Step {
         let encoder = EngineJSON.encoder()
+        let stateEncoder = EngineJSON.stateEncoder()
         var step = Step()
         for name in changedDevices.sorted() {
             guard let device = pipeline.state.devices[name] else { continue }
-            step.states.append(DeviceState(device: name, state: try encoder.encode(device), updatedAt: now))
+            step.states.append(DeviceState(device: name, state: try stateEncoder.encode(device), updatedAt: now))
         }
         if engineChanged {
             step.states.append(
-                DeviceState(device: Runner.engineStateKey, state: try encoder.encode(pipeline.state.engine), updatedAt: now))
+                DeviceState(device: Runner.engineStateKey, state: try stateEncoder.encode(pipeline.state.engine), updatedAt: now))
         }
         for output in outputs {
             for event in output.placeEvents {

@@ -48,7 +48,7 @@ public final class Runner: @unchecked Sendable {
         let rules = try Runner.loadRules(configuration.rulesPath)
         store = try Store(directory: configuration.stateDirectory)
         var state = PipelineState()
-        let decoder = EngineJSON.decoder()
+        let decoder = EngineJSON.stateDecoder()
         for saved in try store.deviceStates() {
             if saved.device == Runner.engineStateKey {
                 state.engine = try decoder.decode(RuleState.self, from: saved.state)
