@@ -179,3 +179,69 @@ print(String(format: "OwnTracks location, JSONDecoder baseline %9.0f", ownTracks
 print(String(format: "OwnTracks location, LineDecoder         %10.0f", ownTracksFast.rate))
 print(
     "(checksum \(ndjsonBaseline.checksum + ndjsonFast.checksum + ownTracksBaseline.checksum + ownTracksFast.checksum))")
+
+// The monitor: one million fixes at 1 Hz, a random walk at walking to cycling speed in a 10 km
+// box, against 20 places (10 circles of 100-500 m, 10 star polygons of 64 vertices, 0.7-1 km
+// across), through the fix filter and the hysteresis, as `replay` runs them (NOTES.md gives the
+// same workload's reference figures for shapely).
+func monitorWorkload() throws -> (engine: MonitorEngine, fixes: [Fix]) {
+    var random = SeededGenerator(seed: 2026)
+    var engine = MonitorEngine(name: "bench")
+    let frameOrigin = SyntheticDay(origin: center)
+    for index in 0..<20 {
+        let east = Double.random(in: -4500...4500, using: &random)
+        let north = Double.random(in: -4500...4500, using: &random)
+        let place = frameOrigin.coordinate(east: east, north: north)
+        if index < 10 {
+            let radius = Double.random(in: 100...500, using: &random)
+            engine.add(.circle(try CircularCondition(center: place, radiusMeters: radius)), identifier: "c\(index)")
+        } else {
+            var star: [Coordinate] = []
+            for vertex in 0...64 {
+                let angle = Double(vertex % 64) / 64 * 2 * .pi
+                let r: Double = vertex % 2 == 0 ? 500 : 350
+                star.append(frameOrigin.coordinate(east: east + r * cos(angle), north: north + r * sin(angle)))
+            }
+            engine.add(.polygon(try PolygonCondition(polygons: [[star]])), identifier: "p\(index)")
+        }
+    }
+    var fixes: [Fix] = []
+    fixes.reserveCapacity(1_000_000)
+    var east = 0.0, north = 0.0, heading = 0.0
+    let start = Date(timeIntervalSince1970: 1_772_521_200)
+    for second in 0..<1_000_000 {
+        heading += random.gaussian(standardDeviation: 0.2)
+        let speed = 1.5 + 3 * abs(sin(Double(second) / 3600))
+        east = min(5000, max(-5000, east + speed * cos(heading)))
+        north = min(5000, max(-5000, north + speed * sin(heading)))
+        let noisyEast = east + random.gaussian(standardDeviation: 5)
+        let noisyNorth = north + random.gaussian(standardDeviation: 5)
+        fixes.append(
+            Fix(
+                timestamp: start.addingTimeInterval(Double(second)),
+                coordinate: frameOrigin.coordinate(east: noisyEast, north: noisyNorth), horizontalAccuracy: 8))
+    }
+    return (engine, fixes)
+}
+
+let workload = try monitorWorkload()
+var monitorEvents = 0
+var monitorDropped = 0
+let monitorElapsed = ContinuousClock().measure {
+    var engine = workload.engine
+    var events: [Event] = []
+    events.reserveCapacity(64)
+    for fix in workload.fixes {
+        if engine.ingest(fix, arrivedAt: nil, into: &events) != nil { monitorDropped += 1 }
+        monitorEvents += events.count
+        events.removeAll(keepingCapacity: true)
+    }
+}
+let monitorSeconds =
+    Double(monitorElapsed.components.seconds) + Double(monitorElapsed.components.attoseconds) * 1e-18
+print("")
+print("monitor, 1,000,000 fixes x 20 places (10 circles, 10 polygons of 64 vertices)")
+print(
+    String(
+        format: "  %.0f fixes/s (%.2f s, %d events, %d fixes dropped by the filter)",
+        Double(workload.fixes.count) / monitorSeconds, monitorSeconds, monitorEvents, monitorDropped))
