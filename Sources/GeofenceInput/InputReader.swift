@@ -63,3 +63,16 @@ public enum InputReader {
         return first == UInt8(ascii: "<")
     }
 }
+
+extension InputReader {
+    /// The device an OwnTracks Recorder file belongs to, from its path: Recorder keeps each
+    /// device's history as `.../rec/USER/DEVICE/YYYY-MM.rec`, and its lines do not name the device.
+    /// `nil` for any other path.
+    public static func recorderDevice(forPath path: String) -> String? {
+        let parts = path.split(separator: "/").map(String.init)
+        guard parts.count >= 4, let file = parts.last, file.hasSuffix(".rec"), parts[parts.count - 4] == "rec" else {
+            return nil
+        }
+        return parts[parts.count - 3] + "/" + parts[parts.count - 2]
+    }
+}

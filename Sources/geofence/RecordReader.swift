@@ -34,7 +34,8 @@ struct RecordReader {
         }
         defer { if descriptor != STDIN_FILENO { close(descriptor) } }
 
-        var decoder = LineDecoder(format: format, source: source, timeZone: timeZone)
+        var decoder = LineDecoder(
+            format: format, source: source, timeZone: timeZone, deviceId: InputReader.recorderDevice(forPath: path))
         var pending: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         var lineNumber = 0

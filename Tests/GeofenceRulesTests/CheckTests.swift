@@ -147,3 +147,27 @@ let brokenRules: [BrokenRules] = [
         }
     }
 }
+
+@Suite struct JSONRulesTests {
+    @Test func aJSONRulesFileIsReadLikeYAMLWithPositions() throws {
+        let json = """
+            {
+              "timezone": "Europe/Berlin",
+              "places": { "home": { "center": [52.52, 13.405], "radius": 120 } },
+              "rules": [ { "name": "hi", "on": "enter home", "log": true } ]
+            }
+            """
+        let file = try RulesLoader.parse(json, file: "rules.json", baseDirectory: URL(fileURLWithPath: "/")).get()
+        #expect(file.timeZone.identifier == "Europe/Berlin")
+        #expect(file.places.map(\.name) == ["home"])
+        #expect(file.rules.map(\.trigger) == [.enter(place: "home")])
+
+        let broken = json.replacingOccurrences(of: "\"enter home\"", with: "\"enter hoem\"")
+        guard case .failure(let error) = RulesLoader.parse(broken, file: "rules.json", baseDirectory: URL(fileURLWithPath: "/"))
+        else {
+            Issue.record("accepted a broken file")
+            return
+        }
+        #expect(error.diagnostics.map(\.description) == [#"rules.json:4:36: rule "hi": unknown place "hoem" (did you mean "home"?)"#])
+    }
+}

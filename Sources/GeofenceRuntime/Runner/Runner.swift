@@ -100,7 +100,8 @@ public final class Runner: @unchecked Sendable {
                 pollSeconds: configuration.pollSeconds)
             inputs.append(thread)
             decoders[input.name] = LineDecoder(
-                format: configuration.format, source: input.name, timeZone: configuration.inputTimeZone)
+                format: configuration.format, source: input.name, timeZone: configuration.inputTimeZone,
+                deviceId: InputReader.recorderDevice(forPath: input.path))
             lastFix[input.name] = Date()
             thread.start()
         }
