@@ -359,6 +359,27 @@ private func identity(_ path: String) throws -> String {
         #expect(transcript.events.last == .rotated(from: try identity(march), to: try identity(april)))
     }
 
+    @Test func aLinkRePointedWhileStoppedFinishesLastMonthsFileInTheLinksTargetDirectory() throws {
+        // The documented Recorder setup: the link sits in the state directory, the files elsewhere.
+        let recorder = directory.file("rec")
+        try FileManager.default.createDirectory(atPath: recorder, withIntermediateDirectories: true)
+        let march = recorder + "/2026-03.rec", april = recorder + "/2026-04.rec"
+        let link = directory.file("current.rec")
+        try append("m1\nm2\n", to: march)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: march)
+        let committed = FilePosition(identity: try identity(march), offset: 3, line: 1)
+        // While stopped: one more fix in March, then April began and the timer re-pointed the link.
+        try append("m3\n", to: march)
+        try append("a1\n", to: april)
+        try FileManager.default.removeItem(atPath: link)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: april)
+        let reader = follower(link, at: committed)
+        var transcript = Transcript()
+        try collect(reader, into: &transcript, lines: 3)
+        #expect(transcript.log() == ["<finishing>", "m2", "m3", "<rotated>", "a1"])
+        #expect(transcript.events.first == .finishingPreviousFile(path: march, from: committed))
+    }
+
     @Test func theAsyncSequenceDeliversLinesAnotherProcessAppends() async throws {
         try append("", to: path)
         let writer = try shell("i=1; while [ $i -le 100 ]; do echo $i >> '\(path)'; i=$((i+1)); done")
