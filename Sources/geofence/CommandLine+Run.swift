@@ -22,6 +22,8 @@ extension CommandLine {
           demo                     print the example places and the signed distance of a few fixes
           stays FILE|-             the visits (stays) in a file of NDJSON fixes, as NDJSON or --table
           simulate day             the synthetic day as NDJSON fixes (--interval, --seed, --noise, --outliers)
+          events                   the stored event log as NDJSON or --table (--state, --since, --limit)
+          commutes                 the stored commutes as NDJSON or --table (--state, --limit)
           help                     show this text
         """
 
@@ -40,6 +42,8 @@ extension CommandLine {
             case "demo": try DemoCommand.run(rest)
             case "stays": try StaysCommand.run(rest)
             case "simulate": try SimulateCommand.run(rest)
+            case "events": try EventsCommand.run(rest)
+            case "commutes": try CommutesCommand.run(rest)
             case "help", "--help", "-h": print(usage)
             default: throw CommandError(message: "unknown command '\(command)'\n\n\(usage)", status: 2)
             }

@@ -113,7 +113,8 @@ public final class FileFollower {
     ///   - chunkBytes: how much is read at a time, which bounds the lines in one batch (64 KiB).
     public init(
         path: String, startingAt: FilePosition? = nil, follow: Bool = true, pollInterval: Double = 0.2,
-        maxLineBytes: Int = 1 << 20, chunkBytes: Int = 1 << 16, cancellation: InputCancellation = InputCancellation()
+        maxLineBytes: Int = 1 << 20, chunkBytes: Int = 1 << 16,
+        cancellation: InputCancellation = InputCancellation()
     ) {
         self.path = path
         startPosition = startingAt
@@ -231,7 +232,9 @@ public final class FileFollower {
         let target = url.resolvingSymlinksInPath().deletingLastPathComponent().path
         if !directories.contains(target) { directories.append(target) }
         for directory in directories {
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { continue }
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
+                continue
+            }
             for name in names.sorted() {
                 let candidate = directory + "/" + name
                 guard case .success(let status) = FileStatus.of(path: candidate),

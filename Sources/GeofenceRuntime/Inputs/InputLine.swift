@@ -16,7 +16,9 @@ public struct InputLine: Sendable, Equatable {
     public var byteCount: Int64
 
     /// Makes a line from its parts.
-    public init(text: String, number: Int64, endOffset: Int64, isTooLong: Bool = false, byteCount: Int64? = nil) {
+    public init(
+        text: String, number: Int64, endOffset: Int64, isTooLong: Bool = false, byteCount: Int64? = nil
+    ) {
         self.text = text
         self.number = number
         self.endOffset = endOffset

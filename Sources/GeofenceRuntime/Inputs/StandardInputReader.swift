@@ -43,7 +43,9 @@ public final class StandardInputReader {
     public func next() throws(InputError) -> [InputLine]? {
         while !ended, !cancellation.isCancelled {
             guard try waitForInput() else { continue }
-            let count = chunk.withUnsafeMutableBytes { buffer in read(descriptor, buffer.baseAddress, buffer.count) }
+            let count = chunk.withUnsafeMutableBytes { buffer in
+                read(descriptor, buffer.baseAddress, buffer.count)
+            }
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
                 throw InputError(path: "stdin", operation: "read", code: errno)

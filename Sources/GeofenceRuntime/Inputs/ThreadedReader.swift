@@ -85,7 +85,10 @@ public struct ThreadedReader<Element: Sendable>: AsyncSequence, Sendable {
             let reader = makeReader(cancellation)
             while true {
                 requests.wait()
-                guard let continuation = state.withLock({ state in defer { state.waiting = nil }; return state.waiting })
+                guard
+                    let continuation = state.withLock({ state in
+                        defer { state.waiting = nil }; return state.waiting
+                    })
                 else {
                     if cancellation.isCancelled { break }
                     continue

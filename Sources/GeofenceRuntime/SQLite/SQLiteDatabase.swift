@@ -13,12 +13,15 @@ final class SQLiteDatabase {
 
     /// Opens (creating if needed) the database at `path`.
     ///
-    /// - Parameter busyTimeoutMilliseconds: how long a statement waits for another connection's
-    ///   lock before failing with `SQLITE_BUSY`.
-    init(path: String, busyTimeoutMilliseconds: Int32 = 5000) throws {
+    /// - Parameters:
+    ///   - busyTimeoutMilliseconds: how long a statement waits for another connection's lock
+    ///     before failing with `SQLITE_BUSY`.
+    ///   - readOnly: open an existing database for reading only, never creating or writing it.
+    init(path: String, busyTimeoutMilliseconds: Int32 = 5000, readOnly: Bool = false) throws {
         self.path = path
         var connection: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags =
+            (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         let result = sqlite3_open_v2(path, &connection, flags, nil)
         guard result == SQLITE_OK, let connection else {
             // sqlite3_open_v2 returns a handle even on failure (except out of memory); it holds the message.

@@ -262,46 +262,12 @@ public final class Store: Sendable {
     /// Events in the order they happened: those at or after `since` if given, and of those the
     /// last `limit` if given.
     public func events(since: Date? = nil, limit: Int? = nil) throws -> [StoredEvent] {
-        try database.withLock { database in
-            // The newest `limit` are chosen in descending order, then put back in time order.
-            let rows = try database.query(
-                """
-                SELECT * FROM (
-                    SELECT rowid AS position, * FROM events WHERE date >= ? ORDER BY date DESC, rowid DESC LIMIT ?
-                ) ORDER BY date, position
-                """,
-                [
-                    .real(since.map(Self.seconds) ?? -Double.greatestFiniteMagnitude),
-                    .integer(Int64(limit ?? -1)),
-                ])
-            return rows.map { row in
-                StoredEvent(
-                    id: row["id"].string ?? "", device: row["device"].string, kind: row["kind"].string ?? "",
-                    place: row["place"].string,
-                    date: Self.date(row["date"]) ?? Date(timeIntervalSince1970: 0),
-                    confirmedAt: Self.date(row["confirmed_at"]), json: row["json"].string ?? "")
-            }
-        }
+        try database.withLock { try StoreQueries.events(in: $0, since: since, limit: limit) }
     }
 
     /// Commutes in the order they started (those with no known start first), the last `limit` if given.
     public func commutes(limit: Int? = nil) throws -> [StoredCommute] {
-        try database.withLock { database in
-            let rows = try database.query(
-                """
-                SELECT * FROM (
-                    SELECT rowid AS position, * FROM commutes ORDER BY start DESC, rowid DESC LIMIT ?
-                ) ORDER BY start, position
-                """, [.integer(Int64(limit ?? -1))])
-            return rows.map { row in
-                StoredCommute(
-                    id: row["id"].string ?? "", device: row["device"].string, rule: row["rule"].string ?? "",
-                    fromPlace: row["from_place"].string ?? "", toPlace: row["to_place"].string ?? "",
-                    start: Self.date(row["start"]), end: Self.date(row["end"]),
-                    durationSeconds: row["duration"].double,
-                    status: row["status"].string ?? "", json: row["json"].string ?? "")
-            }
-        }
+        try database.withLock { try StoreQueries.commutes(in: $0, limit: limit) }
     }
 
     /// Whether the reminder `rule` was already delivered for `device` under `key`.

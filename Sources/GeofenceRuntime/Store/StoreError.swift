@@ -8,6 +8,8 @@ public enum StoreError: Error, CustomStringConvertible, Equatable, Sendable {
     case locked(String)
     /// SQLite would not switch the database to write-ahead logging.
     case journalMode(String)
+    /// There is no database in this state directory (nothing has run with it yet).
+    case noDatabase(String)
     /// No action in the outbox has this id.
     case unknownAction(String)
     /// The action has already finished and must not run again.
@@ -21,6 +23,7 @@ public enum StoreError: Error, CustomStringConvertible, Equatable, Sendable {
             "the store has schema version \(found), newer than this geofence knows (\(known)); upgrade geofence"
         case .locked(let path): "state directory \(path) is in use by another geofence run"
         case .journalMode(let mode): "SQLite kept journal mode \(mode) instead of wal"
+        case .noDatabase(let path): "no geofence store in \(path) (has geofence run with this --state?)"
         case .unknownAction(let id): "no action with id \(id) in the outbox"
         case .actionFinished(let id): "action \(id) has already finished"
         }
