@@ -39,7 +39,7 @@ final class InputThread: @unchecked Sendable {
         let reader = StandardInputReader(pollInterval: pollSeconds, cancellation: cancellation)
         do {
             while let lines = try reader.next() {
-                let texts = lines.map { (text: $0.isTooLong ? "" : $0.text, number: $0.number) }
+                let texts = lines.map { (text: $0.isTooLong ? nil : $0.text, number: $0.number) }
                 guard queue.put(.lines(input: input.name, lines: texts, position: nil, live: !history)) else { return }
             }
             queue.put(.ended(input: input.name, failure: nil))
@@ -60,7 +60,7 @@ final class InputThread: @unchecked Sendable {
             while let update = try follower.next() {
                 switch update {
                 case .lines(let lines, let position):
-                    let texts = lines.map { (text: $0.isTooLong ? "" : $0.text, number: $0.number) }
+                    let texts = lines.map { (text: $0.isTooLong ? nil : $0.text, number: $0.number) }
                     let live = !history && !backlog.contains(identity: position.identity, offset: position.offset)
                     let stored = position.inputPosition(input: input.name)
                     guard queue.put(.lines(input: input.name, lines: texts, position: stored, live: live)) else { return }

@@ -2,9 +2,9 @@ import Foundation
 
 /// What an input thread hands to the engine's loop.
 enum InputItem: Sendable {
-    /// Complete lines from an input, with the position to store after the last of them (files
+    /// Complete lines from an input (`nil` text for a line too long to keep), with the position to store after the last of them (files
     /// only), and whether they arrived live (after the backlog present at start).
-    case lines(input: String, lines: [(text: String, number: Int64)], position: InputPosition?, live: Bool)
+    case lines(input: String, lines: [(text: String?, number: Int64)], position: InputPosition?, live: Bool)
     /// Something to log about an input (rotated, truncated, missing...).
     case note(input: String, message: String, level: LogEntry.Level)
     /// The input ended (a file not followed was read to its end, stdin closed) or failed.

@@ -151,8 +151,12 @@ public final class Runner: @unchecked Sendable {
             case .lines(let input, let lines, let position, let live):
                 let arrivedAt = live ? Date() : nil
                 for line in lines {
+                    guard let text = line.text else {
+                        log.warning("\(input):\(line.number): line longer than 1 MiB, skipped")
+                        continue
+                    }
                     guard var decoder = decoders[input] else { continue }
-                    let result = decoder.decode(line.text, number: Int(line.number))
+                    let result = decoder.decode(text, number: Int(line.number))
                     decoders[input] = decoder
                     switch result {
                     case .success(let record?):
