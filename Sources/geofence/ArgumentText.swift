@@ -1,4 +1,5 @@
 import Foundation
+import GeofenceInput
 
 /// Reading option values the user typed: numbers, durations, lists of times of day.
 enum ArgumentText {
@@ -8,6 +9,25 @@ enum ArgumentText {
             throw CommandError(message: "\(option) needs a value", status: 2)
         }
         return value
+    }
+
+    /// A time zone named by its identifier (`Europe/London`).
+    static func timeZone(after option: String, in arguments: inout ArraySlice<String>) throws -> TimeZone {
+        let name = try value(after: option, in: &arguments)
+        guard let zone = TimeZone(identifier: name) else {
+            throw CommandError(message: "unknown time zone '\(name)'", status: 2)
+        }
+        return zone
+    }
+
+    /// An input format by name.
+    static func format(after option: String, in arguments: inout ArraySlice<String>) throws -> InputFormat {
+        let text = try value(after: option, in: &arguments)
+        guard let format = InputFormat(rawValue: text) else {
+            let names = InputFormat.allCases.map(\.rawValue).joined(separator: ", ")
+            throw CommandError(message: "\(option) wants one of \(names), not '\(text)'", status: 2)
+        }
+        return format
     }
 
     /// A finite number that is not negative.

@@ -33,19 +33,8 @@ enum ReplayCommand {
             switch argument {
             case "--table": options.table = true
             case "--verbose", "-v": options.verbose = true
-            case "--format":
-                let text = try ArgumentText.value(after: argument, in: &rest)
-                guard let format = InputFormat(rawValue: text) else {
-                    let names = InputFormat.allCases.map(\.rawValue).joined(separator: ", ")
-                    throw CommandError(message: "--format wants one of \(names), not '\(text)'", status: 2)
-                }
-                options.format = format
-            case "--time-zone":
-                let text = try ArgumentText.value(after: argument, in: &rest)
-                guard let zone = TimeZone(identifier: text) else {
-                    throw CommandError(message: "unknown time zone '\(text)'", status: 2)
-                }
-                options.timeZone = zone
+            case "--format": options.format = try ArgumentText.format(after: argument, in: &rest)
+            case "--time-zone": options.timeZone = try ArgumentText.timeZone(after: argument, in: &rest)
             default:
                 if argument.hasPrefix("-"), argument != "-" {
                     throw CommandError(message: "unknown option '\(argument)'\n\n\(usage)", status: 2)

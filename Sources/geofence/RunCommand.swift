@@ -45,18 +45,8 @@ enum RunCommand {
             switch argument {
             case "--input", "-i": inputPaths.append(try ArgumentText.value(after: argument, in: &rest))
             case "--follow", "-f": follow = true
-            case "--format":
-                let text = try ArgumentText.value(after: argument, in: &rest)
-                guard let value = InputFormat(rawValue: text) else {
-                    throw CommandError(message: "--format wants one of \(InputFormat.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'", status: 2)
-                }
-                format = value
-            case "--time-zone":
-                let text = try ArgumentText.value(after: argument, in: &rest)
-                guard let zone = TimeZone(identifier: text) else {
-                    throw CommandError(message: "unknown time zone '\(text)'", status: 2)
-                }
-                timeZone = zone
+            case "--format": format = try ArgumentText.format(after: argument, in: &rest)
+            case "--time-zone": timeZone = try ArgumentText.timeZone(after: argument, in: &rest)
             case "--state": state = try ArgumentText.value(after: argument, in: &rest)
             case "--pause-after":
                 pause = try ArgumentText.seconds(try ArgumentText.value(after: argument, in: &rest), for: argument)

@@ -26,12 +26,7 @@ enum StaysCommand {
         while let argument = rest.popFirst() {
             switch argument {
             case "--table": options.table = true
-            case "--time-zone":
-                let name = try ArgumentText.value(after: argument, in: &rest)
-                guard let zone = TimeZone(identifier: name) else {
-                    throw CommandError(message: "unknown time zone '\(name)'", status: 2)
-                }
-                options.timeZone = zone
+            case "--time-zone": options.timeZone = try ArgumentText.timeZone(after: argument, in: &rest)
             case "--radius":
                 options.configuration.radiusMeters = try ArgumentText.number(
                     ArgumentText.value(after: argument, in: &rest), for: argument)

@@ -23,12 +23,7 @@ struct StoredListingOptions {
                     ArgumentText.value(after: argument, in: &rest), for: argument)
             case "--since" where acceptsSince: sinceText = try ArgumentText.value(after: argument, in: &rest)
             case "--table": options.table = true
-            case "--time-zone":
-                let name = try ArgumentText.value(after: argument, in: &rest)
-                guard let zone = TimeZone(identifier: name) else {
-                    throw CommandError(message: "unknown time zone '\(name)'", status: 2)
-                }
-                options.timeZone = zone
+            case "--time-zone": options.timeZone = try ArgumentText.timeZone(after: argument, in: &rest)
             default:
                 throw CommandError(message: "unknown option '\(argument)'\n\n\(usage)", status: 2)
             }
