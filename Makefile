@@ -7,7 +7,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # pkg-config name : Debian package providing it
 PKGS := geos:libgeos-dev yaml-0.1:libyaml-dev sqlite3:libsqlite3-dev
 
-.PHONY: setup build test demo bench format clean
+.PHONY: setup build test demo bench bench-reference format clean
 
 setup:
 	@missing=""; \
@@ -38,6 +38,16 @@ demo: setup
 bench: setup
 	$(SWIFT) build -c release --product geofence-bench
 	$$($(SWIFT) build -c release --show-bin-path)/geofence-bench
+
+# The same monitor workload's geometry computed with shapely (from PyPI, in a virtualenv under
+# .build), printed beside geofence's figures from the same session.
+bench-reference: setup
+	$(SWIFT) build -c release --product geofence-bench
+	python3 -m venv .build/venv
+	.build/venv/bin/pip install -q shapely numpy
+	$$($(SWIFT) build -c release --show-bin-path)/geofence-bench --export .build/bench-workload
+	.build/venv/bin/python Benchmarks/reference.py .build/bench-workload
+	$$($(SWIFT) build -c release --show-bin-path)/geofence-bench | tail -3
 
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Examples

@@ -18,6 +18,13 @@ func nanosecondsPerCall(iterations: Int, _ body: (Int) -> Double) -> (ns: Double
 }
 
 let center = try Coordinate(latitude: 51.5007, longitude: -0.1246)
+
+// `geofence-bench --export DIR` writes the monitor workload (below) for the reference benchmark in
+// Benchmarks/reference.py, which runs the same geometry with shapely, and stops.
+if let flag = CommandLine.arguments.firstIndex(of: "--export"), flag + 1 < CommandLine.arguments.count {
+    try exportMonitorWorkload(to: CommandLine.arguments[flag + 1])
+    exit(0)
+}
 // Fixes scattered over a 10 km box around the centre, fixed seed.
 var generator = SeededGenerator(seed: 42)
 var points: [Coordinate] = []
@@ -245,3 +252,46 @@ print(
     String(
         format: "  %.0f fixes/s (%.2f s, %d events, %d fixes dropped by the filter)",
         Double(workload.fixes.count) / monitorSeconds, monitorSeconds, monitorEvents, monitorDropped))
+
+// The same geometry without the monitor: the signed distance of every fix to every place, which is
+// what the shapely reference computes (the monitor skips most polygon tests by a bounding disc).
+var rawChecksum = 0.0
+let rawFixes = workload.fixes.prefix(200_000)
+let rawConditions = workload.engine.identifiers.compactMap { workload.engine.record(for: $0)?.condition }
+let rawElapsed = ContinuousClock().measure {
+    for fix in rawFixes {
+        for condition in rawConditions { rawChecksum += condition.signedDistance(to: fix.coordinate) }
+    }
+}
+let rawSeconds = Double(rawElapsed.components.seconds) + Double(rawElapsed.components.attoseconds) * 1e-18
+print(
+    String(
+        format: "  signed distances only, every fix to every place: %.0f fixes/s (checksum %.0f)",
+        Double(rawFixes.count) / rawSeconds, rawChecksum))
+
+/// Writes the monitor workload as `places.json` and `fixes.csv` for Benchmarks/reference.py.
+func exportMonitorWorkload(to directory: String) throws {
+    let (engine, fixes) = try monitorWorkload()
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    var places: [[String: Any]] = []
+    for identifier in engine.identifiers {
+        guard let condition = engine.record(for: identifier)?.condition else { continue }
+        switch condition {
+        case .circle(let circle):
+            places.append([
+                "type": "circle", "latitude": circle.center.latitude, "longitude": circle.center.longitude,
+                "radius": circle.radiusMeters,
+            ])
+        case .polygon(let polygon):
+            let rings = polygon.polygons.map { $0.map { $0.map { [$0.longitude, $0.latitude] } } }
+            places.append(["type": "polygon", "polygons": rings])
+        }
+    }
+    let json = try JSONSerialization.data(withJSONObject: ["center": [center.latitude, center.longitude], "places": places])
+    try json.write(to: URL(fileURLWithPath: directory + "/places.json"))
+    var csv = "latitude,longitude\n"
+    csv.reserveCapacity(fixes.count * 40)
+    for fix in fixes { csv += "\(fix.coordinate.latitude),\(fix.coordinate.longitude)\n" }
+    try Data(csv.utf8).write(to: URL(fileURLWithPath: directory + "/fixes.csv"))
+    print("wrote \(places.count) places and \(fixes.count) fixes to \(directory)")
+}
