@@ -27,8 +27,9 @@ extension EndToEnd {
             }
         }
         try scratch.write("fixes.ndjson", lines.joined(separator: "\n") + "\n")
-        let expected = DayFixtures.hookIDs(
-            try DayFixtures.replay(rules: scratch.file("rules.yaml"), input: scratch.file("fixes.ndjson"), in: scratch))
+        let replayed = try DayFixtures.replay(
+            rules: scratch.file("rules.yaml"), input: scratch.file("fixes.ndjson"), in: scratch)
+        let expected = DayFixtures.hookIDs(replayed)
         try #require(expected.count >= 24, "every device cross every boundary")
 
         let hookFile = scratch.file("hooks.txt")
@@ -71,6 +72,8 @@ extension EndToEnd {
             #expect(action.status == .done, "\(id)")
             #expect((counts[id] ?? 0) <= action.attempts, "\(id) ran more often than it was started")
         }
+        // Nor did a restart invent an event: the store holds exactly replay's events.
+        #expect(try store.events().map(\.id).sorted() == DayFixtures.eventIDs(replayed).sorted())
         // The kills did land in the middle of things, or this test proves little.
         #expect(finishedAtKill.contains { !$0.done.isEmpty && $0.done.count < expected.count })
     }
