@@ -33,7 +33,6 @@ extension EndToEnd {
         try #require(expected.count >= 24, "every device cross every boundary")
 
         let hookFile = scratch.file("hooks.txt")
-        let hookPath = scratch.file("hook.sh")
         let state = scratch.file("state")
         let arguments = ["run", "rules.yaml", "--input", "fixes.ndjson", "--history", "--state", state, "--hooks", "1"]
         var random = SeededGenerator(seed: 6)
@@ -47,7 +46,7 @@ extension EndToEnd {
             try run.waitForExit()
             // Hooks run in process groups of their own, so they outlive the kill; let them end
             // before counting what they wrote.
-            try waitUntil("hooks of the killed run to end") { processes(mentioning: hookPath).isEmpty }
+            try waitUntil("hooks of the killed run to end") { processes(mentioning: scratch.path, "hook.sh").isEmpty }
             let store = try Store(directory: state)
             let done = try Set(expected.filter { try store.action(id: $0)?.isFinished ?? false })
             store.close()

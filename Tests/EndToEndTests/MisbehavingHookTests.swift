@@ -49,7 +49,7 @@ extension EndToEnd {
         let stderr = run.stderr
         #expect(!ended.signaled && ended.status == 0, "stderr:\n\(stderr)")
         #expect(Scratch.lines(scratch.file("hooks.txt")).sorted() == recorded.sorted())
-        #expect(processes(mentioning: scratch.file("hang.sh")).isEmpty, "the hanging hook's group was killed")
+        #expect(processes(mentioning: scratch.path, "hang.sh").isEmpty, "the hanging hook's group was killed")
 
         let store = try Store(directory: state)
         defer { store.close() }

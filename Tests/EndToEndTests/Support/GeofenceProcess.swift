@@ -123,8 +123,9 @@ func waitUntil(
     }
 }
 
-/// The pids of live processes whose command line mentions `text` (for example a hook's path).
-func processes(mentioning text: String) -> [pid_t] {
+/// The pids of live processes whose command line mentions every one of `texts` (for example a
+/// scratch folder and a hook's name: a hook given as `./hook.sh` runs as `<folder>/./hook.sh`).
+func processes(mentioning texts: String...) -> [pid_t] {
     guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
     return names.compactMap { name -> pid_t? in
         guard let pid = pid_t(name), pid != getpid(),
@@ -132,6 +133,6 @@ func processes(mentioning text: String) -> [pid_t] {
         else { return nil }
         // Arguments are separated by NUL; a zombie has an empty command line and is not running.
         let line = String(decoding: data.map { $0 == 0 ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
-        return line.contains(text) ? pid : nil
+        return texts.allSatisfy(line.contains) ? pid : nil
     }
 }
