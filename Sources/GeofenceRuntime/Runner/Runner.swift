@@ -106,7 +106,6 @@ public final class Runner: @unchecked Sendable {
         }
 
         var open = Set(configuration.inputs.map(\.name))
-        var status: Int32 = 0
         while true {
             let items = queue.takeAll(timeout: 0.5)
             let flags = signals.withLock { flags in
@@ -129,12 +128,17 @@ public final class Runner: @unchecked Sendable {
         queue.close()
         lifecycle(.stopped, detail: nil)
         if !executor.waitForHooks(seconds: flags().stop ? configuration.graceSeconds : .infinity) {
-            log.warning("hooks still running after the grace period are handed back: they run again at the next start")
-            status = 0
+            log.warning("hooks still running after the grace period are stopped and handed back: they run again at the next start")
+            executor.handBack()
+            // They end within the hook runner's own grace (SIGTERM, then SIGKILL); the margin is
+            // for a process stuck in the kernel, which nothing can hurry.
+            if !executor.waitForHooks(seconds: hooks.configuration.graceSeconds + 10) {
+                log.warning("a hook did not end after SIGKILL; leaving it")
+            }
         }
         hooks.finish()
         store.close()
-        return status
+        return 0
     }
 
     private func flags() -> Signals { signals.withLock { $0 } }
