@@ -66,3 +66,45 @@ extension EndToEnd {
         #expect(Scratch.lines(scratch.file("actions.ndjson")).count == 1)
     }
 }
+
+extension EndToEnd {
+    /// Issue 6, promise 7, with hooks still running at the stop: SIGTERM gives them `--grace`,
+    /// then hands back those still running (stopped with their process groups, left unfinished in
+    /// the outbox) and drops those not started; the restart runs each expected hook exactly once.
+    @Test func aCleanStopHandsBackRunningHooksAndTheRestartRunsEachOnce() throws {
+        let scratch = try Scratch("handback")
+        // A hook is the leader of its own process group: kill the groups of any left over.
+        defer { for pid in processes(mentioning: scratch.path, "hook.sh") { kill(-pid, SIGKILL) } }
+        try scratch.write(
+            "hook.sh",
+            """
+            #!/bin/sh
+            printf '%s\\n' "$GEOFENCE_EVENT_ID" >> started.txt
+            if [ -e slow ]; then sleep 600; fi
+            printf '%s\\n' "$GEOFENCE_EVENT_ID" >> "$1"
+
+            """, executable: true)
+        try scratch.write("slow", "")
+        try scratch.write("rules.yaml", DayFixtures.hookRules(hook: "./hook.sh", arguments: ["hooks.txt"]))
+        try scratch.write("fixes.ndjson", try DayFixtures.day(in: scratch).joined(separator: "\n") + "\n")
+        let expected = DayFixtures.hookIDs(
+            try DayFixtures.replay(rules: scratch.file("rules.yaml"), input: scratch.file("fixes.ndjson"), in: scratch))
+        let arguments = [
+            "run", "rules.yaml", "--input", "fixes.ndjson", "--history", "--state", scratch.file("state"), "--hooks", "2",
+        ]
+        let first = try GeofenceProcess(arguments + ["--follow", "--grace", "1s"], in: scratch.path, name: "first")
+        try waitUntil("two hooks to start") { Scratch.lines(scratch.file("started.txt")).count >= 2 }
+        first.send(SIGTERM)
+        let stopped = try first.waitForExit()
+        #expect(!stopped.signaled && stopped.status == 0, "stderr:\n\(first.stderr)")
+        #expect(first.stderr.contains("handed back"), "stderr:\n\(first.stderr)")
+        #expect(processes(mentioning: scratch.path, "hook.sh").isEmpty, "no hook of the stopped run lives on")
+        #expect(Scratch.lines(scratch.file("started.txt")).count == 2, "no queued hook started after the stop")
+
+        try FileManager.default.removeItem(atPath: scratch.file("slow"))
+        let second = try GeofenceProcess(arguments, in: scratch.path, name: "second")
+        let ended = try second.waitForExit()
+        #expect(!ended.signaled && ended.status == 0, "stderr:\n\(second.stderr)")
+        #expect(Scratch.lines(scratch.file("hooks.txt")).sorted() == expected.sorted(), "each hook exactly once")
+    }
+}
