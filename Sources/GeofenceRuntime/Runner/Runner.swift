@@ -33,6 +33,8 @@ public final class Runner: @unchecked Sendable {
     private var signalSources: [any DispatchSourceSignal] = []
     private var lastFix: [String: Date] = [:]
     private var paused: Set<String> = []
+    /// Whether an input failed or the store could not be written: the run then ends with status 1.
+    private var failed = false
 
     private struct Signals {
         var stop = false
@@ -73,7 +75,8 @@ public final class Runner: @unchecked Sendable {
         }
     }
 
-    /// Runs until every input has ended or a SIGTERM or SIGINT arrives; returns the exit status.
+    /// Runs until every input has ended or a SIGTERM or SIGINT arrives; returns the exit status:
+    /// 0, or 1 if an input failed or the store could not be written.
     public func run() -> Int32 {
         installSignalHandlers()
         executor.startCompletions()
@@ -138,7 +141,7 @@ public final class Runner: @unchecked Sendable {
         }
         hooks.finish()
         store.close()
-        return 0
+        return failed ? 1 : 0
     }
 
     private func flags() -> Signals { signals.withLock { $0 } }
@@ -178,6 +181,7 @@ public final class Runner: @unchecked Sendable {
             case .ended(let input, let failure):
                 ended.insert(input)
                 if let failure {
+                    failed = true
                     log.error("input \(input) failed: \(failure)")
                     batch.add(pipeline.lifecycle(.inputFailed, at: Date(), detail: "\(input): \(failure)"), device: nil)
                 }
@@ -227,6 +231,7 @@ public final class Runner: @unchecked Sendable {
             // The records stay unacknowledged (their position is not stored): after a restart they are
             // read again. Going on without the store would risk losing actions, so stop.
             log.error("cannot write to the store: \(error); stopping")
+            failed = true
             signals.withLock { $0.stop = true }
         }
     }
