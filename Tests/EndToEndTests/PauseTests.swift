@@ -49,3 +49,18 @@ extension EndToEnd {
         #expect(!lines.contains(""), "run prints no empty lines:\n\(run.stdout)")
     }
 }
+
+extension EndToEnd {
+    /// A run whose input cannot be read says so and ends with status 1, not 0: a script or a
+    /// service manager must be able to tell it failed.
+    @Test func anInputThatCannotBeReadEndsTheRunWithStatusOne() throws {
+        let scratch = try Scratch("missing")
+        try scratch.write("rules.yaml", DayFixtures.hookRules(hook: "./hook.sh"))
+        let result = try GeofenceProcess.run(
+            ["run", "rules.yaml", "--input", "absent.ndjson", "--history", "--state", scratch.file("state")],
+            in: scratch.path, name: "run")
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("error: input absent.ndjson failed: cannot open absent.ndjson"))
+        #expect(result.stderr.contains("geofence: stopped with errors"))
+    }
+}
