@@ -84,7 +84,8 @@ public struct HookResult: Sendable, Equatable {
     /// The result as JSON text: status, signal, timeout, duration and both outputs with their sizes.
     public var json: String {
         var object: [String: JSONField] = [
-            "timed_out": .bool(timedOut), "abandoned": .bool(abandoned), "duration_seconds": .number(durationSeconds),
+            "timed_out": .bool(timedOut), "abandoned": .bool(abandoned),
+            "duration_seconds": .number(durationSeconds),
             "stdout": .string(standardOutput.text),
             "stdout_bytes": .number(Double(standardOutput.totalBytes)),
             "stdout_truncated": .bool(standardOutput.truncated),

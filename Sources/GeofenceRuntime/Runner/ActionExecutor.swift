@@ -31,7 +31,9 @@ final class ActionExecutor: Sendable {
                 let result = completion.result
                 if result.abandoned {
                     // Left unfinished in the outbox on purpose: it runs again at the next start.
-                    log.warning("hook \(completion.hook.id) (\(completion.hook.arguments.first ?? "")): \(result.summary); handed back, it runs again at the next start")
+                    log.warning(
+                        "hook \(completion.hook.id) (\(completion.hook.arguments.first ?? "")): "
+                            + "\(result.summary); handed back, it runs again at the next start")
                     inFlight.withLock { $0 -= 1 }
                     continue
                 }
@@ -103,7 +105,9 @@ final class ActionExecutor: Sendable {
     func handBack() {
         let dropped = hooks.abandon()
         for hook in dropped {
-            log.warning("hook \(hook.id) (\(hook.arguments.first ?? "")): not started; handed back, it runs again at the next start")
+            log.warning(
+                "hook \(hook.id) (\(hook.arguments.first ?? "")): not started; handed back, it runs again at the next start"
+            )
         }
         inFlight.withLock { $0 -= dropped.count }
     }
