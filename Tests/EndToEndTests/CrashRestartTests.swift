@@ -16,7 +16,8 @@ extension EndToEnd {
         let scratch = try Scratch("crash")
         // Sleeps first, so that kills often land while hooks run; writes its id, then exits.
         try scratch.write(
-            "hook.sh", "#!/bin/sh\nsleep 0.2\nprintf '%s\\n' \"$GEOFENCE_EVENT_ID\" >> \"$1\"\n", executable: true)
+            "hook.sh", "#!/bin/sh\nsleep 0.2\nprintf '%s\\n' \"$GEOFENCE_EVENT_ID\" >> \"$1\"\n",
+            executable: true)
         try scratch.write("rules.yaml", DayFixtures.hookRules(hook: "./hook.sh", arguments: ["hooks.txt"]))
         let devices = ["phone", "watch", "car"]
         let days = try (1...devices.count).map { try DayFixtures.day(seed: $0, in: scratch) }
@@ -34,19 +35,31 @@ extension EndToEnd {
 
         let hookFile = scratch.file("hooks.txt")
         let state = scratch.file("state")
-        let arguments = ["run", "rules.yaml", "--input", "fixes.ndjson", "--history", "--state", state, "--hooks", "1"]
+        let arguments = [
+            "run", "rules.yaml", "--input", "fixes.ndjson", "--history", "--state", state, "--hooks", "1",
+        ]
         var random = SeededGenerator(seed: 6)
         /// For each kill: the ids done by then, and how often each appeared in the hook file then.
         var finishedAtKill: [(done: Set<String>, counts: [String: Int])] = []
 
         for attempt in 0..<10 {
             let run = try GeofenceProcess(arguments, in: scratch.path, name: "run\(attempt)")
-            usleep(UInt32.random(in: 50_000...900_000, using: &random))
+            // Half the kills count from the start (some land while the outbox's leftovers are
+            // re-run), half from the moment the input is open, so a slow start on a busy machine
+            // does not leave every kill before any work.
+            if Bool.random(using: &random) {
+                try waitUntil("the input to be opened\n\(run.stderr)") {
+                    run.stderr.contains("input fixes.ndjson: ")
+                }
+            }
+            usleep(UInt32.random(in: 20_000...700_000, using: &random))
             run.send(SIGKILL)
             try run.waitForExit()
             // Hooks run in process groups of their own, so they outlive the kill; let them end
             // before counting what they wrote.
-            try waitUntil("hooks of the killed run to end") { processes(mentioning: scratch.path, "hook.sh").isEmpty }
+            try waitUntil("hooks of the killed run to end") {
+                processes(mentioning: scratch.path, "hook.sh").isEmpty
+            }
             let store = try Store(directory: state)
             let done = try Set(expected.filter { try store.action(id: $0)?.isFinished ?? false })
             store.close()

@@ -16,13 +16,17 @@ extension EndToEnd {
         let day = try DayFixtures.day(in: scratch)
         try scratch.write("whole-day.ndjson", day.joined(separator: "\n") + "\n")
         let expected = DayFixtures.hookIDs(
-            try DayFixtures.replay(rules: scratch.file("rules.yaml"), input: scratch.file("whole-day.ndjson"), in: scratch))
+            try DayFixtures.replay(
+                rules: scratch.file("rules.yaml"), input: scratch.file("whole-day.ndjson"), in: scratch))
         try #require(expected.count >= 8, "the day crosses every place's boundary")
 
         let fixes = scratch.file("fixes.ndjson")
         try scratch.write("fixes.ndjson", "")
         let run = try GeofenceProcess(
-            ["run", "rules.yaml", "--input", fixes, "--follow", "--history", "--state", scratch.file("state")],
+            [
+                "run", "rules.yaml", "--input", fixes, "--follow", "--history", "--state",
+                scratch.file("state"),
+            ],
             in: scratch.path, name: "run")
 
         // The writer appends pieces of arbitrary size, cutting lines anywhere. Midway, logrotate

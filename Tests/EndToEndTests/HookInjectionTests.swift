@@ -13,13 +13,19 @@ extension EndToEnd {
         }
         /// `text` as a YAML double-quoted scalar.
         func yaml(_ text: String) -> String {
-            "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            "\""
+                + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(
+                    of: "\"", with: "\\\""
+                )
                 .replacingOccurrences(of: "\n", with: "\\n") + "\""
         }
         /// `text` as a JSON string.
         func json(_ text: String) throws -> String {
-            String(decoding: try JSONSerialization.data(withJSONObject: [text], options: [.fragmentsAllowed]), as: UTF8.self)
-                .dropFirst().dropLast().description
+            String(
+                decoding: try JSONSerialization.data(withJSONObject: [text], options: [.fragmentsAllowed]),
+                as: UTF8.self
+            )
+            .dropFirst().dropLast().description
         }
         let place = nasty("home"), rule = nasty("rule"), argument = nasty("argument")
         let device = nasty("device"), label = nasty("label")
@@ -57,7 +63,8 @@ extension EndToEnd {
         }
         try scratch.write("fixes.ndjson", lines.joined(separator: "\n") + "\n")
         let expected = DayFixtures.hookIDs(
-            try DayFixtures.replay(rules: scratch.file("rules.yaml"), input: scratch.file("fixes.ndjson"), in: scratch))
+            try DayFixtures.replay(
+                rules: scratch.file("rules.yaml"), input: scratch.file("fixes.ndjson"), in: scratch))
         try #require(expected.count == 2, "one departure from home for each device")
 
         let run = try GeofenceProcess(
@@ -75,7 +82,8 @@ extension EndToEnd {
             let seen = Scratch.read(folder + "/device")
             devicesSeen.insert(seen)
             let input = try #require(
-                try JSONSerialization.jsonObject(with: Data(Scratch.read(folder + "/stdin").utf8)) as? [String: Any])
+                try JSONSerialization.jsonObject(with: Data(Scratch.read(folder + "/stdin").utf8))
+                    as? [String: Any])
             #expect(input["place"] as? String == place)
             #expect(input["rule"] as? String == rule)
             #expect(input["device"] as? String == seen)

@@ -28,7 +28,8 @@ extension EndToEnd {
 
             """
         for trigger in DayFixtures.triggers {
-            rules += "  - { name: record \(trigger), on: \(trigger), run: [./hook.sh, hooks.txt], log: true }\n"
+            rules +=
+                "  - { name: record \(trigger), on: \(trigger), run: [./hook.sh, hooks.txt], log: true }\n"
         }
         try scratch.write("rules.yaml", rules)
         try scratch.write("fixes.ndjson", try DayFixtures.day(in: scratch).joined(separator: "\n") + "\n")
@@ -39,12 +40,15 @@ extension EndToEnd {
         let (hang, fail, loud, forker) = (ids("hang"), ids("fail"), ids("loud"), ids("forker"))
         try #require(hang.count == 1 && fail.count >= 1 && loud.count >= 1 && forker.count == 1)
         defer {
-            for pid in Scratch.lines(scratch.file("children.txt")).compactMap({ pid_t($0) }) { kill(pid, SIGKILL) }
+            for pid in Scratch.lines(scratch.file("children.txt")).compactMap({ pid_t($0) }) {
+                kill(pid, SIGKILL)
+            }
         }
 
         let state = scratch.file("state")
         let run = try GeofenceProcess(
-            ["run", "rules.yaml", "--input", "fixes.ndjson", "--history", "--state", state], in: scratch.path, name: "run")
+            ["run", "rules.yaml", "--input", "fixes.ndjson", "--history", "--state", state], in: scratch.path,
+            name: "run")
         let ended = try run.waitForExit(seconds: 90)
         let stderr = run.stderr
         #expect(!ended.signaled && ended.status == 0, "stderr:\n\(stderr)")

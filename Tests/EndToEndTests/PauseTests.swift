@@ -25,7 +25,8 @@ extension EndToEnd {
         try scratch.write("fixes.ndjson", day[..<10].joined(separator: "\n") + "\n")
         let run = try GeofenceProcess(
             [
-                "run", "rules.yaml", "--input", "fixes.ndjson", "--follow", "--history", "--pause-after", "1s",
+                "run", "rules.yaml", "--input", "fixes.ndjson", "--follow", "--history", "--pause-after",
+                "1s",
                 "--state", scratch.file("state"),
             ], in: scratch.path, name: "run")
         let paused = "-> [went quiet] log (on input-paused)"

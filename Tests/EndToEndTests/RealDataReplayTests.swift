@@ -36,7 +36,8 @@ extension EndToEnd {
 
             """)
 
-        let result = try GeofenceProcess.run(["replay", "rules.yaml", path], in: scratch.path, name: "replay")
+        let result = try GeofenceProcess.run(
+            ["replay", "rules.yaml", path], in: scratch.path, name: "replay")
         #expect(result.status == 0, "stderr:\n\(result.stderr)")
         var errors = result.stderr.split(separator: "\n").map(String.init)
         let summary = errors.popLast() ?? ""
@@ -80,12 +81,15 @@ private struct RecordedPoints {
             if let start = line.range(of: #"<(trkpt|rtept|wpt)\s"#, options: .regularExpression) {
                 open = (index + 1, false)
                 let tag = line[start.lowerBound...]
-                if let latitude = Self.attribute("lat", in: tag), let longitude = Self.attribute("lon", in: tag) {
+                if let latitude = Self.attribute("lat", in: tag),
+                    let longitude = Self.attribute("lon", in: tag)
+                {
                     coordinates.append((latitude, longitude))
                 }
             }
             if line.contains("<time>") { open?.timed = true }
-            if line.range(of: #"</(trkpt|rtept|wpt)>|<(trkpt|rtept|wpt)\s[^>]*/>"#, options: .regularExpression) != nil,
+            if line.range(
+                of: #"</(trkpt|rtept|wpt)>|<(trkpt|rtept|wpt)\s[^>]*/>"#, options: .regularExpression) != nil,
                 let point = open
             {
                 if !point.timed { untimedLines.insert(point.line) }
@@ -99,7 +103,9 @@ private struct RecordedPoints {
     }
 
     private static func attribute(_ name: String, in tag: Substring) -> Double? {
-        guard let range = tag.range(of: name + #"\s*=\s*"[^"]*""#, options: .regularExpression) else { return nil }
+        guard let range = tag.range(of: name + #"\s*=\s*"[^"]*""#, options: .regularExpression) else {
+            return nil
+        }
         return Double(tag[range].split(separator: "\"").dropFirst().first ?? "")
     }
 }

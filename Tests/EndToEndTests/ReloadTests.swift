@@ -24,7 +24,9 @@ extension EndToEnd {
         try scratch.write("whole-day.ndjson", day.joined(separator: "\n") + "\n")
         let replayed = try DayFixtures.replay(
             rules: scratch.file("rules.yaml"), input: scratch.file("whole-day.ndjson"), in: scratch)
-        let expectedRules = replayed.compactMap { $0["type"] as? String == "action" ? $0["rule"] as? String : nil }
+        let expectedRules = replayed.compactMap {
+            $0["type"] as? String == "action" ? $0["rule"] as? String : nil
+        }
         try #require(expectedRules.count == 10)
 
         // 10:00 and 14:00: two departures before the first, four more before the second.
@@ -33,17 +35,22 @@ extension EndToEnd {
         let fixes = scratch.file("fixes.ndjson")
         try scratch.write("fixes.ndjson", day[..<firstCut].joined(separator: "\n") + "\n")
         let run = try GeofenceProcess(
-            ["run", "rules.yaml", "--input", fixes, "--follow", "--history", "--state", scratch.file("state")],
+            [
+                "run", "rules.yaml", "--input", fixes, "--follow", "--history", "--state",
+                scratch.file("state"),
+            ],
             in: scratch.path, name: "run")
         let log = scratch.file("actions.ndjson")
         func logged() -> [String] {
             Scratch.lines(log).compactMap { line in
-                (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["rule"] as? String
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["rule"]
+                    as? String
             }
         }
         try waitUntil("the first two actions") { logged().count >= 2 }
 
-        try scratch.write("rules.yaml", rules("new").replacingOccurrences(of: "on: enter gym", with: "on: enter gyn"))
+        try scratch.write(
+            "rules.yaml", rules("new").replacingOccurrences(of: "on: enter gym", with: "on: enter gyn"))
         run.send(SIGHUP)
         try waitUntil("the failed reload in the log\n\(run.stderr)") {
             run.stderr.contains("the new rules were not loaded; the old rules keep running")

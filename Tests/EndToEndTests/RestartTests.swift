@@ -88,23 +88,28 @@ extension EndToEnd {
         try scratch.write("rules.yaml", DayFixtures.hookRules(hook: "./hook.sh", arguments: ["hooks.txt"]))
         try scratch.write("fixes.ndjson", try DayFixtures.day(in: scratch).joined(separator: "\n") + "\n")
         let expected = DayFixtures.hookIDs(
-            try DayFixtures.replay(rules: scratch.file("rules.yaml"), input: scratch.file("fixes.ndjson"), in: scratch))
+            try DayFixtures.replay(
+                rules: scratch.file("rules.yaml"), input: scratch.file("fixes.ndjson"), in: scratch))
         let arguments = [
-            "run", "rules.yaml", "--input", "fixes.ndjson", "--history", "--state", scratch.file("state"), "--hooks", "2",
+            "run", "rules.yaml", "--input", "fixes.ndjson", "--history", "--state", scratch.file("state"),
+            "--hooks", "2",
         ]
-        let first = try GeofenceProcess(arguments + ["--follow", "--grace", "1s"], in: scratch.path, name: "first")
+        let first = try GeofenceProcess(
+            arguments + ["--follow", "--grace", "1s"], in: scratch.path, name: "first")
         try waitUntil("two hooks to start") { Scratch.lines(scratch.file("started.txt")).count >= 2 }
         first.send(SIGTERM)
         let stopped = try first.waitForExit()
         #expect(!stopped.signaled && stopped.status == 0, "stderr:\n\(first.stderr)")
         #expect(first.stderr.contains("handed back"), "stderr:\n\(first.stderr)")
         #expect(processes(mentioning: scratch.path, "hook.sh").isEmpty, "no hook of the stopped run lives on")
-        #expect(Scratch.lines(scratch.file("started.txt")).count == 2, "no queued hook started after the stop")
+        #expect(
+            Scratch.lines(scratch.file("started.txt")).count == 2, "no queued hook started after the stop")
 
         try FileManager.default.removeItem(atPath: scratch.file("slow"))
         let second = try GeofenceProcess(arguments, in: scratch.path, name: "second")
         let ended = try second.waitForExit()
         #expect(!ended.signaled && ended.status == 0, "stderr:\n\(second.stderr)")
-        #expect(Scratch.lines(scratch.file("hooks.txt")).sorted() == expected.sorted(), "each hook exactly once")
+        #expect(
+            Scratch.lines(scratch.file("hooks.txt")).sorted() == expected.sorted(), "each hook exactly once")
     }
 }

@@ -15,7 +15,8 @@ enum DayFixtures {
 
     /// The transitions that happen on the synthetic day, one rule each.
     static let triggers = [
-        "enter home", "exit home", "enter work", "exit work", "enter lunch", "exit lunch", "enter gym", "exit gym",
+        "enter home", "exit home", "enter work", "exit work", "enter lunch", "exit lunch", "enter gym",
+        "exit gym",
     ]
 
     /// A rules file with one rule per trigger in ``triggers``, each running `hook` with `arguments`.
@@ -31,7 +32,8 @@ enum DayFixtures {
     /// The day's fixes as NDJSON lines from `geofence simulate day`.
     static func day(interval: String = "30s", seed: Int = 1, in scratch: Scratch) throws -> [String] {
         let result = try GeofenceProcess.run(
-            ["simulate", "day", "--interval", interval, "--seed", String(seed)], in: scratch.path, name: "simulate")
+            ["simulate", "day", "--interval", interval, "--seed", String(seed)], in: scratch.path,
+            name: "simulate")
         guard result.status == 0 else { throw HarnessError("simulate day failed: \(result.stderr)") }
         return result.stdout.split(separator: "\n").map(String.init)
     }
@@ -46,7 +48,8 @@ enum DayFixtures {
         let result = try GeofenceProcess.run(["replay", rules, input], in: scratch.path, name: "replay")
         guard result.status == 0 else { throw HarnessError("replay failed: \(result.stderr)") }
         return try result.stdout.split(separator: "\n").map { line in
-            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            else {
                 throw HarnessError("replay printed a line that is not an object: \(line)")
             }
             return object

@@ -35,7 +35,8 @@ final class GeofenceProcess: @unchecked Sendable {
     /// `name.stderr` there.
     init(_ arguments: [String], in directory: String, name: String, stdin: String? = nil) throws {
         guard let executable = geofenceExecutable else {
-            throw HarnessError("the geofence executable is not beside the test bundle; run swift build --build-tests")
+            throw HarnessError(
+                "the geofence executable is not beside the test bundle; run swift build --build-tests")
         }
         stdoutPath = directory + "/" + name + ".stdout"
         stderrPath = directory + "/" + name + ".stderr"
@@ -44,7 +45,8 @@ final class GeofenceProcess: @unchecked Sendable {
                 throw HarnessError("cannot create \(path)")
             }
         }
-        guard let out = FileHandle(forWritingAtPath: stdoutPath), let err = FileHandle(forWritingAtPath: stderrPath)
+        guard let out = FileHandle(forWritingAtPath: stdoutPath),
+            let err = FileHandle(forWritingAtPath: stderrPath)
         else { throw HarnessError("cannot open the output files in \(directory)") }
         stdoutHandle = out
         stderrHandle = err
@@ -86,7 +88,9 @@ final class GeofenceProcess: @unchecked Sendable {
             if Date() >= deadline {
                 kill(process.processIdentifier, SIGKILL)
                 process.waitUntilExit()
-                throw HarnessError("geofence \(process.arguments?.joined(separator: " ") ?? "") still running after \(Int(seconds)) s; killed\nstderr:\n\(stderr)")
+                throw HarnessError(
+                    "geofence \(process.arguments?.joined(separator: " ") ?? "") still running after \(Int(seconds)) s; killed\nstderr:\n\(stderr)"
+                )
             }
             usleep(10_000)
         }
@@ -101,9 +105,11 @@ final class GeofenceProcess: @unchecked Sendable {
     var stderr: String { Scratch.read(stderrPath) }
 
     /// Runs `geofence arguments...` to its end and returns its status and outputs.
-    static func run(_ arguments: [String], in directory: String, name: String, stdin: String? = nil) throws -> (
-        status: Int32, stdout: String, stderr: String
-    ) {
+    static func run(_ arguments: [String], in directory: String, name: String, stdin: String? = nil) throws
+        -> (
+            status: Int32, stdout: String, stderr: String
+        )
+    {
         let child = try GeofenceProcess(arguments, in: directory, name: name, stdin: stdin)
         let ended = try child.waitForExit(seconds: 120)
         return (ended.signaled ? -1 : ended.status, child.stdout, child.stderr)

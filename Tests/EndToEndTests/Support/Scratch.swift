@@ -11,7 +11,8 @@ final class Scratch: @unchecked Sendable {
 
     /// Makes a new, empty, unique folder.
     init(_ label: String) throws {
-        path = NSTemporaryDirectory().replacingOccurrences(of: "/$", with: "", options: .regularExpression)
+        path =
+            NSTemporaryDirectory().replacingOccurrences(of: "/$", with: "", options: .regularExpression)
             + "/geofence-e2e-\(label)-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
@@ -33,7 +34,9 @@ final class Scratch: @unchecked Sendable {
     /// Appends `text` to the file at `path`, creating it if needed, as a writing process would.
     static func append(_ text: String, to path: String) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw HarnessError("cannot open \(path): \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else {
+            throw HarnessError("cannot open \(path): \(String(cString: strerror(errno)))")
+        }
         defer { close(descriptor) }
         let bytes = Array(text.utf8)
         let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
