@@ -64,6 +64,8 @@ let package = Package(
         ),
         .testTarget(name: "GeofenceRulesTests", dependencies: ["GeofenceRules"]),
         .testTarget(name: "GeofenceRuntimeTests", dependencies: ["GeofenceRuntime"]),
+        // Runs the built `geofence` executable as a child process: the acceptance tests of `run`.
+        .testTarget(name: "EndToEndTests", dependencies: ["GeofenceRuntime", "GeofenceRules"]),
     ],
     swiftLanguageModes: [.v6]
 )

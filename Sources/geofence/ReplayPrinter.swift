@@ -32,6 +32,8 @@ struct ReplayPrinter: Sendable {
         for action in result.actions where includeActions {
             lines.append(table ? row(action) : json("action", action))
         }
+        // `run` leaves actions out, so an output with only actions (an engine event) prints nothing.
+        guard !lines.isEmpty else { return }
         write(lines.joined(separator: "\n"))
     }
 

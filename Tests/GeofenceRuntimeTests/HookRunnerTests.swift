@@ -32,6 +32,30 @@ func eventually(guardSeconds: Double = 20, _ condition: () -> Bool) async -> Boo
         (try? FileManager.default.contentsOfDirectory(atPath: directory.file(name))) ?? []
     }
 
+    @Test func abandonStopsRunningHooksAndDropsWaitingOnes() async throws {
+        let script = try directory.script(
+            "slow.sh",
+            """
+            echo started >> "$1/started"
+            sleep 600
+            echo finished >> "$1/finished"
+            """)
+        let runner = HookRunner(configuration: HookRunner.Configuration(maxConcurrent: 1, graceSeconds: 1))
+        for index in 0..<3 {
+            #expect(runner.submit(Hook(id: "h\(index)", arguments: [script, directory.path], timeoutSeconds: 600)))
+        }
+        #expect(await eventually { FileManager.default.fileExists(atPath: directory.file("started")) })
+        let dropped = runner.abandon()
+        #expect(dropped.map(\.id) == ["h1", "h2"])
+        #expect(!runner.submit(Hook(id: "late", arguments: [script, directory.path])))
+        let completions = await collect(1, from: runner)
+        #expect(completions.map(\.hook.id) == ["h0"])
+        #expect(completions.first?.result.abandoned == true)
+        #expect(completions.first?.result.succeeded == false)
+        #expect(completions.first?.result.timedOut == false)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("finished")))
+    }
+
     @Test func noMoreThanTheSlotsRunAtOnce() async throws {
         try FileManager.default.createDirectory(
             atPath: directory.file("running"), withIntermediateDirectories: true)

@@ -15,8 +15,12 @@ enum HookProcess {
     private static let textBusyAttempts = 40
     private static let textBusyPauseMicroseconds: UInt32 = 25_000
 
-    /// Runs `hook` and returns how it ended. Blocks the calling thread until then.
-    static func run(_ hook: Hook, configuration: HookRunner.Configuration) -> HookResult {
+    /// Runs `hook` and returns how it ended. Blocks the calling thread until then. Once
+    /// `shouldStop` says yes, the hook is stopped (SIGTERM, then SIGKILL to its group) and its
+    /// result marked abandoned.
+    static func run(
+        _ hook: Hook, configuration: HookRunner.Configuration, shouldStop: @escaping () -> Bool = { false }
+    ) -> HookResult {
         let started = monotonicSeconds()
         func failure(_ reason: String) -> HookResult {
             HookResult(
@@ -73,7 +77,7 @@ enum HookProcess {
 
         var supervisor = Supervisor(
             pid: pid, pipes: pipes, stdin: hook.stdin, started: started, timeoutSeconds: hook.timeoutSeconds,
-            configuration: configuration)
+            configuration: configuration, shouldStop: shouldStop)
         let result = supervisor.superviseUntilDone()
         pipes = supervisor.pipes
         return result

@@ -36,6 +36,9 @@ public struct HookResult: Sendable, Equatable {
     public var termination: Termination
     /// Whether it was still running at its timeout (and was sent SIGTERM, then SIGKILL).
     public var timedOut: Bool
+    /// Whether it was still running when the runner was told to stop (``HookRunner/abandon()``)
+    /// and was sent SIGTERM, then SIGKILL: it did not finish, and should run again later.
+    public var abandoned: Bool
     /// Seconds from start to the program's exit (or to giving up on starting it).
     public var durationSeconds: Double
     /// Its standard output, bounded.
@@ -46,17 +49,19 @@ public struct HookResult: Sendable, Equatable {
     /// Makes a result from its parts.
     public init(
         termination: Termination, timedOut: Bool, durationSeconds: Double,
-        standardOutput: CapturedOutput = CapturedOutput(), standardError: CapturedOutput = CapturedOutput()
+        standardOutput: CapturedOutput = CapturedOutput(), standardError: CapturedOutput = CapturedOutput(),
+        abandoned: Bool = false
     ) {
         self.termination = termination
         self.timedOut = timedOut
+        self.abandoned = abandoned
         self.durationSeconds = durationSeconds
         self.standardOutput = standardOutput
         self.standardError = standardError
     }
 
-    /// Whether the program exited with status 0 before its timeout.
-    public var succeeded: Bool { termination == .exited(0) && !timedOut }
+    /// Whether the program exited with status 0 before its timeout, and was not stopped.
+    public var succeeded: Bool { termination == .exited(0) && !timedOut && !abandoned }
 
     /// One line saying how it ended, for the log.
     public var summary: String {
@@ -67,6 +72,7 @@ public struct HookResult: Sendable, Equatable {
         case .signaled(let signal): ending = "killed by signal \(signal)"
         case .failedToStart(let reason): return "could not start: \(reason)"
         }
+        if abandoned { return "stopped unfinished, \(ending) after \(seconds) s" }
         return timedOut ? "timed out, \(ending) after \(seconds) s" : "\(ending) after \(seconds) s"
     }
 
@@ -78,7 +84,8 @@ public struct HookResult: Sendable, Equatable {
     /// The result as JSON text: status, signal, timeout, duration and both outputs with their sizes.
     public var json: String {
         var object: [String: JSONField] = [
-            "timed_out": .bool(timedOut), "duration_seconds": .number(durationSeconds),
+            "timed_out": .bool(timedOut), "abandoned": .bool(abandoned),
+            "duration_seconds": .number(durationSeconds),
             "stdout": .string(standardOutput.text),
             "stdout_bytes": .number(Double(standardOutput.totalBytes)),
             "stdout_truncated": .bool(standardOutput.truncated),

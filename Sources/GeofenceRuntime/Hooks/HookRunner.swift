@@ -84,6 +84,7 @@ public final class HookRunner: Sendable {
         var head = 0
         var running = 0
         var finishing = false
+        var abandoning = false
 
         var count: Int { waiting.count - head }
 
@@ -139,6 +140,25 @@ public final class HookRunner: Sendable {
         if idle { continuation.finish() }
     }
 
+    /// Stops for good: accepts no more hooks, drops those waiting for a slot and returns them, and
+    /// stops those running (SIGTERM to the process group, SIGKILL after ``Configuration/graceSeconds``).
+    ///
+    /// The running ones still arrive on ``completions``, with ``HookResult/abandoned`` set: they did
+    /// not finish. A hook left running when its runner goes away would finish its work unrecorded
+    /// and then run again at the next start; stopped, it only runs again.
+    @discardableResult
+    public func abandon() -> [Hook] {
+        let (dropped, idle) = queue.withLock { queue in
+            queue.finishing = true
+            queue.abandoning = true
+            var dropped: [Hook] = []
+            while let hook = queue.pop() { dropped.append(hook) }
+            return (dropped, queue.running == 0)
+        }
+        if idle { continuation.finish() }
+        return dropped
+    }
+
     /// How many hooks are running now.
     public var runningCount: Int { queue.withLock { $0.running } }
 
@@ -154,7 +174,9 @@ public final class HookRunner: Sendable {
                 return nil
             }
             guard let hook = next else { break }
-            let result = HookProcess.run(hook, configuration: configuration)
+            let result = HookProcess.run(hook, configuration: configuration) { [self] in
+                queue.withLock { $0.abandoning }
+            }
             continuation.yield(HookCompletion(hook: hook, result: result))
         }
         let done = queue.withLock { $0.finishing && $0.running == 0 && $0.count == 0 }

@@ -14,19 +14,24 @@ struct Supervisor {
     let started: Double
     let timeoutSeconds: Double
     let configuration: HookRunner.Configuration
+    /// Asked on every turn; once it says yes the hook is stopped as at a timeout, but abandoned.
+    let shouldStop: () -> Bool
 
     private var stdinWritten = 0
     private var output = CapturedOutput()
     private var errors = CapturedOutput()
     private var exitedAt: Double?
     private var timedOut = false
+    private var abandoned = false
+    /// Whether the hook's group has been sent SIGTERM, for its timeout or because we stop.
+    private var terminating: Bool { timedOut || abandoned }
     private var killAt: Double?
     private var killed = false
     private var giveUpAt: Double?
 
     init(
         pid: pid_t, pipes: Pipes, stdin: Data, started: Double, timeoutSeconds: Double,
-        configuration: HookRunner.Configuration
+        configuration: HookRunner.Configuration, shouldStop: @escaping () -> Bool = { false }
     ) {
         self.pid = pid
         self.pipes = pipes
@@ -34,6 +39,7 @@ struct Supervisor {
         self.started = started
         self.timeoutSeconds = timeoutSeconds
         self.configuration = configuration
+        self.shouldStop = shouldStop
     }
 
     mutating func superviseUntilDone() -> HookResult {
@@ -50,12 +56,19 @@ struct Supervisor {
                 // a background grandchild may hold them open for ever.
                 giveUpAt = now + configuration.drainSeconds
             }
-            if exitedAt == nil, !timedOut, now >= deadline {
+            if exitedAt == nil, !terminating, now >= deadline {
                 timedOut = true
                 _ = killpg(pid, SIGTERM)
                 killAt = now + configuration.graceSeconds
             }
-            if timedOut, !killed, let killAt, now >= killAt || exitedAt != nil {
+            if exitedAt == nil, !terminating, shouldStop() {
+                // The runner is stopping: the hook is handed back unfinished, so it must not go on
+                // (and finish its work unrecorded) after we are gone.
+                abandoned = true
+                _ = killpg(pid, SIGTERM)
+                killAt = now + configuration.graceSeconds
+            }
+            if terminating, !killed, let killAt, now >= killAt || exitedAt != nil {
                 // SIGTERM's grace is over, or the hook itself has gone: whatever is left of its
                 // group (a child ignoring SIGTERM) gets SIGKILL. The unreaped hook pins the group id.
                 _ = killpg(pid, SIGKILL)
@@ -65,8 +78,8 @@ struct Supervisor {
             }
 
             let outputsOpen = pipes.parentStdout >= 0 || pipes.parentStderr >= 0
-            if exitedAt != nil, !outputsOpen, !timedOut || killed { break }
-            if exitedAt != nil, let giveUpAt, now >= giveUpAt, !timedOut || killed { break }
+            if exitedAt != nil, !outputsOpen, !terminating || killed { break }
+            if exitedAt != nil, let giveUpAt, now >= giveUpAt, !terminating || killed { break }
             if killed, exitedAt == nil, let giveUpAt, now >= giveUpAt + 5 {
                 // SIGKILL cannot be refused; only a process stuck in the kernel outlives it. Stop
                 // reading and let the blocking reap below wait for it.
@@ -91,7 +104,7 @@ struct Supervisor {
         let end = exitedAt ?? HookProcess.monotonicSeconds()
         return HookResult(
             termination: termination, timedOut: timedOut, durationSeconds: end - started,
-            standardOutput: output, standardError: errors)
+            standardOutput: output, standardError: errors, abandoned: abandoned)
     }
 
     /// Waits for the pipes for at most one tick (less if a deadline comes first) and serves them.

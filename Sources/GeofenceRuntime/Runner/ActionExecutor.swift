@@ -29,6 +29,14 @@ final class ActionExecutor: Sendable {
         Task.detached { [self] in
             for await completion in completions {
                 let result = completion.result
+                if result.abandoned {
+                    // Left unfinished in the outbox on purpose: it runs again at the next start.
+                    log.warning(
+                        "hook \(completion.hook.id) (\(completion.hook.arguments.first ?? "")): "
+                            + "\(result.summary); handed back, it runs again at the next start")
+                    inFlight.withLock { $0 -= 1 }
+                    continue
+                }
                 let level: LogEntry.Level = result.succeeded ? .info : .warning
                 log.write(level, "hook \(completion.hook.id) (\(completion.hook.arguments.first ?? "")): \(result.summary)")
                 do {
@@ -90,6 +98,18 @@ final class ActionExecutor: Sendable {
             usleep(20_000)
         }
         return true
+    }
+
+    /// Stops every hook (see ``HookRunner/abandon()``): those waiting for a slot are dropped and
+    /// those running are stopped, all left unfinished in the outbox to run again at the next start.
+    func handBack() {
+        let dropped = hooks.abandon()
+        for hook in dropped {
+            log.warning(
+                "hook \(hook.id) (\(hook.arguments.first ?? "")): not started; handed back, it runs again at the next start"
+            )
+        }
+        inFlight.withLock { $0 -= dropped.count }
     }
 
     private func finish(_ id: String, _ outcome: ActionOutcome) {

@@ -33,6 +33,8 @@ public final class Runner: @unchecked Sendable {
     private var signalSources: [any DispatchSourceSignal] = []
     private var lastFix: [String: Date] = [:]
     private var paused: Set<String> = []
+    /// Whether an input failed or the store could not be written: the run then ends with status 1.
+    private var failed = false
 
     private struct Signals {
         var stop = false
@@ -73,7 +75,8 @@ public final class Runner: @unchecked Sendable {
         }
     }
 
-    /// Runs until every input has ended or a SIGTERM or SIGINT arrives; returns the exit status.
+    /// Runs until every input has ended or a SIGTERM or SIGINT arrives; returns the exit status:
+    /// 0, or 1 if an input failed or the store could not be written.
     public func run() -> Int32 {
         installSignalHandlers()
         executor.startCompletions()
@@ -107,7 +110,6 @@ public final class Runner: @unchecked Sendable {
         }
 
         var open = Set(configuration.inputs.map(\.name))
-        var status: Int32 = 0
         while true {
             let items = queue.takeAll(timeout: 0.5)
             let flags = signals.withLock { flags in
@@ -130,12 +132,17 @@ public final class Runner: @unchecked Sendable {
         queue.close()
         lifecycle(.stopped, detail: nil)
         if !executor.waitForHooks(seconds: flags().stop ? configuration.graceSeconds : .infinity) {
-            log.warning("hooks still running after the grace period are handed back: they run again at the next start")
-            status = 0
+            log.warning("hooks still running after the grace period are stopped and handed back: they run again at the next start")
+            executor.handBack()
+            // They end within the hook runner's own grace (SIGTERM, then SIGKILL); the margin is
+            // for a process stuck in the kernel, which nothing can hurry.
+            if !executor.waitForHooks(seconds: hooks.configuration.graceSeconds + 10) {
+                log.warning("a hook did not end after SIGKILL; leaving it")
+            }
         }
         hooks.finish()
         store.close()
-        return status
+        return failed ? 1 : 0
     }
 
     private func flags() -> Signals { signals.withLock { $0 } }
@@ -179,6 +186,7 @@ public final class Runner: @unchecked Sendable {
             case .ended(let input, let failure):
                 ended.insert(input)
                 if let failure {
+                    failed = true
                     log.error("input \(input) failed: \(failure)")
                     batch.add(pipeline.lifecycle(.inputFailed, at: Date(), detail: "\(input): \(failure)"), device: nil)
                 }
@@ -228,6 +236,7 @@ public final class Runner: @unchecked Sendable {
             // The records stay unacknowledged (their position is not stored): after a restart they are
             // read again. Going on without the store would risk losing actions, so stop.
             log.error("cannot write to the store: \(error); stopping")
+            failed = true
             signals.withLock { $0.stop = true }
         }
     }
