@@ -30,10 +30,15 @@ struct GPXFileCase: Sendable, CustomTestStringConvertible {
     func readsEverySharedFile(_ file: GPXFileCase) throws {
         let url = try dataURL("gpx/" + file.file)
         let batch = GPXReader.read(data: try Data(contentsOf: url), source: file.file)
-        #expect(batch.records.count == file.fixes)
-        #expect(batch.errors.count == file.skipped)
-        // Every skip is a point without a time, never a parse failure.
-        #expect(batch.errors.allSatisfy { $0.kind == .missingField && $0.field == "time" && $0.line > 0 })
+        #expect(batch.records.compactMap(\.fix).count == file.fixes)
+        // Every skip is a point without a time, reported as ignored, never an error.
+        #expect(batch.errors.isEmpty)
+        let ignored = batch.records.compactMap { record -> String? in
+            if case .ignored(_, let reason) = record { return reason }
+            return nil
+        }
+        #expect(ignored.count == file.skipped)
+        #expect(ignored.allSatisfy { $0.hasPrefix("\(file.file):") && $0.hasSuffix("has no time") })
         let times = batch.records.compactMap { $0.fix?.timestamp }
         #expect(times.count == file.fixes)
         #expect(times == times.sorted())
@@ -67,12 +72,13 @@ struct GPXFileCase: Sendable, CustomTestStringConvertible {
 
     @Test func namesTheLineOfAPointWithoutTime() throws {
         let data = try Data(contentsOf: try dataURL("gpx/track_with_dilution_errors.gpx"))
-        let errors = GPXReader.read(data: data, source: "dop.gpx").errors
+        let batch = GPXReader.read(data: data, source: "dop.gpx")
+        #expect(batch.errors.isEmpty)
         #expect(
-            errors.map(\.description) == [
-                #"dop.gpx:3: field "time": <wpt> has no time; skipped"#,
-                #"dop.gpx:8: field "time": <rtept> has no time; skipped"#,
-                #"dop.gpx:16: field "time": <trkpt> has no time; skipped"#,
+            batch.records == [
+                .ignored(kind: "wpt", reason: "dop.gpx:3: <wpt> has no time"),
+                .ignored(kind: "rtept", reason: "dop.gpx:8: <rtept> has no time"),
+                .ignored(kind: "trkpt", reason: "dop.gpx:16: <trkpt> has no time"),
             ])
     }
 

@@ -16,7 +16,11 @@ import Geofence
 ///   unitless factor, and metres would need the receiver's range error, which GPX does not
 ///   carry. Guessing it would give the accuracy gate numbers that look measured but are not,
 ///   so GPX fixes have no accuracy and downstream treats them as of unknown accuracy.
-/// - A point without a time, or with a bad coordinate, is skipped with an error naming its line.
+/// - A point with a bad coordinate or time is skipped with an error naming its line. A point with
+///   no time at all is not an error: a waypoint or route point without one is a planned place, not
+///   a fix, and a track point without one cannot be placed in time. Each comes back as an ignored
+///   record naming its line, so that a caller counts and can show them without calling the file
+///   broken.
 ///
 /// A GPX file is a document, not a stream, and its waypoints usually come before its tracks,
 /// so the fixes are returned in time order (points with equal times keep document order).
@@ -54,7 +58,7 @@ public enum GPXReader {
         let ordered = delegate.fixes.enumerated().sorted {
             ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset)
         }
-        return InputBatch(records: ordered.map { .fix($0.element) }, errors: delegate.errors)
+        return InputBatch(records: ordered.map { .fix($0.element) } + delegate.untimed, errors: delegate.errors)
     }
 }
 
@@ -62,6 +66,8 @@ public enum GPXReader {
 private final class GPXDelegate: NSObject, XMLParserDelegate {
     let source: String
     var fixes: [Fix] = []
+    /// Points without a time, as ignored records.
+    var untimed: [InputRecord] = []
     var errors: [InputError] = []
     var sawRoot = false
     var aborted = false
@@ -184,7 +190,8 @@ private final class GPXDelegate: NSObject, XMLParserDelegate {
             return errors.append(error)
         }
         guard let timeText = point.values["time"] else {
-            return fail("time", "<\(point.kind)> has no time; skipped", .missingField)
+            untimed.append(.ignored(kind: point.kind, reason: "\(source):\(point.line): <\(point.kind)> has no time"))
+            return
         }
         var utf8 = timeText
         let seconds = utf8.withUTF8 { TimeText.parse($0, 0, $0.count, zone: context.zone) }
