@@ -14,7 +14,7 @@ struct ReplayPrinter: Sendable {
 
     func header() {
         guard table else { return }
-        write("time              device     what")
+        write(pad("time (\(timeZone.identifier))", 19) + "  " + pad("device", 9) + "  what")
     }
 
     func print(_ result: PipelineOutput) {
