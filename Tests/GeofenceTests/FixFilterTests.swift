@@ -124,3 +124,53 @@ import Testing
         #expect(restored.evaluate(Self.anchor, arrivedAt: nil) == .duplicate)
     }
 }
+
+@Suite struct FixFilterReanchorTests {
+    /// A wild first fix 500 km away, then the real phone at home once a minute: the filter re-anchors
+    /// on the third real fix instead of dropping real fixes for two hours.
+    @Test func aWildFirstFixDoesNotBlockTheRealOnes() {
+        var filter = FixFilter()
+        let wild = Fix(
+            timestamp: Map.start, coordinate: Coordinate(uncheckedLatitude: 47.0, longitude: 2.0), horizontalAccuracy: 10)
+        #expect(filter.evaluate(wild, arrivedAt: nil) == nil)
+        let verdicts = (1...6).map { minute in
+            filter.evaluate(Map.fix(Double(minute) * 60, 0, 0, accuracy: 10), arrivedAt: nil)
+        }
+        #expect(verdicts == [.tooFast, .tooFast, nil, nil, nil, nil])
+        #expect(filter.reanchored == 1)
+        #expect(filter.dropped[.tooFast] == 2)
+    }
+
+    /// One jump in the middle of real fixes is dropped and changes nothing: the run of fixes
+    /// disagreeing with the anchor never reaches three.
+    @Test func isolatedJumpsAreDroppedWithoutReanchoring() {
+        var filter = FixFilter()
+        var verdicts: [FixFilter.Reason?] = []
+        for minute in 0..<30 {
+            let time = Double(minute) * 60
+            let fix =
+                minute % 10 == 5
+                ? Fix(
+                    timestamp: Map.start.addingTimeInterval(time),
+                    coordinate: Coordinate(uncheckedLatitude: 47.0, longitude: 2.0), horizontalAccuracy: 10)
+                : Map.fix(time, 0, 0, accuracy: 10)
+            verdicts.append(filter.evaluate(fix, arrivedAt: nil))
+        }
+        #expect(verdicts.compactMap { $0 } == [.tooFast, .tooFast, .tooFast])
+        #expect(filter.reanchored == 0)
+    }
+
+    /// Wild fixes that do not agree with each other never make a run.
+    @Test func scatteredJumpsNeverReanchor() {
+        var filter = FixFilter()
+        #expect(filter.evaluate(Map.fix(0, 0, 0, accuracy: 10), arrivedAt: nil) == nil)
+        let far = [(47.0, 2.0), (40.0, -3.0), (55.0, 12.0), (45.0, 9.0)]
+        for (index, place) in far.enumerated() {
+            let fix = Fix(
+                timestamp: Map.start.addingTimeInterval(Double(index + 1) * 60),
+                coordinate: Coordinate(uncheckedLatitude: place.0, longitude: place.1), horizontalAccuracy: 10)
+            #expect(filter.evaluate(fix, arrivedAt: nil) == .tooFast)
+        }
+        #expect(filter.reanchored == 0)
+    }
+}

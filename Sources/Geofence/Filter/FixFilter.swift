@@ -54,13 +54,23 @@ public struct FixFilter: Codable, Sendable {
         /// Default 1e-5° (about a metre): trackers that have no position write (0, 0), sometimes
         /// with rounding noise; nobody is tracked in the Gulf of Guinea at exactly that point.
         public var nullIslandToleranceDegrees: Double
+        /// After this many consecutive fixes too fast to reach from the last accepted fix, but each
+        /// plausible from the one before it, the last accepted fix was the outlier: the filter
+        /// accepts the newest of them and judges from there.
+        ///
+        /// Default 3. Without it, one wild fix that happens to be accepted (the first of a stream,
+        /// a cached position from a trip) would make every real fix "too fast" for as long as the
+        /// speed limit needs to cover the distance: four hours for a fix 1,000 km off. Three fixes
+        /// agreeing with each other is the same evidence the monitor asks before it moves a state.
+        public var reanchorAfterFixes: Int
 
         /// Makes a configuration; every argument has the default documented on its property.
         public init(
             maxAccuracyMeters: Double = 100, maxSpeedMetersPerSecond: Double = 250 / 3.6,
             expirationSeconds: Double = 300, futureToleranceSeconds: Double = 60,
-            nullIslandToleranceDegrees: Double = 1e-5
+            nullIslandToleranceDegrees: Double = 1e-5, reanchorAfterFixes: Int = 3
         ) {
+            self.reanchorAfterFixes = max(1, reanchorAfterFixes)
             self.maxAccuracyMeters = maxAccuracyMeters
             self.maxSpeedMetersPerSecond = maxSpeedMetersPerSecond
             self.expirationSeconds = expirationSeconds
@@ -97,6 +107,12 @@ public struct FixFilter: Codable, Sendable {
     public private(set) var accepted: Int = 0
     /// The last fix accepted, against which the next is judged.
     public private(set) var lastAccepted: Fix?
+    /// Consecutive fixes dropped as too fast that agree with each other: the evidence that the
+    /// last accepted fix, not they, was wrong (see ``Configuration/reanchorAfterFixes``).
+    private var jumpRun: [Fix] = []
+    /// How many times the filter re-anchored on a run of fixes that disagreed with the last
+    /// accepted one.
+    public private(set) var reanchored: Int = 0
 
     /// Makes a filter that has seen nothing yet.
     public init(configuration: Configuration = .init()) {
@@ -113,12 +129,36 @@ public struct FixFilter: Codable, Sendable {
     /// future rules do not apply. This is the only place the wall clock enters the engine.
     public mutating func evaluate(_ fix: Fix, arrivedAt: Date?) -> Reason? {
         if let reason = reason(for: fix, arrivedAt: arrivedAt) {
+            if reason == .tooFast {
+                if let previous = jumpRun.last, FixFilter.plausible(from: previous, to: fix, configuration) {
+                    jumpRun.append(fix)
+                } else {
+                    jumpRun = [fix]
+                }
+                if jumpRun.count >= configuration.reanchorAfterFixes {
+                    jumpRun.removeAll()
+                    reanchored += 1
+                    accepted += 1
+                    lastAccepted = fix
+                    return nil
+                }
+            }
             dropped[reason, default: 0] += 1
             return reason
         }
+        jumpRun.removeAll()
         accepted += 1
         lastAccepted = fix
         return nil
+    }
+
+    /// Whether `fix` can be reached from `last` within the speed limit (accuracies allowed for).
+    private static func plausible(from last: Fix, to fix: Fix, _ c: Configuration) -> Bool {
+        let seconds = fix.timestamp.timeIntervalSince(last.timestamp)
+        guard seconds > 0 else { return false }
+        let slack = (fix.horizontalAccuracy ?? 0) + (last.horizontalAccuracy ?? 0)
+        let meters = max(0, last.coordinate.distance(to: fix.coordinate) - slack)
+        return meters / seconds <= c.maxSpeedMetersPerSecond
     }
 
     /// Validates a raw latitude and longitude read from input; returns the coordinate, or `nil`
@@ -152,11 +192,8 @@ public struct FixFilter: Codable, Sendable {
         }
         guard let last = lastAccepted else { return nil }
         if fix == last { return .duplicate }
-        let seconds = fix.timestamp.timeIntervalSince(last.timestamp)
-        if seconds <= 0 { return .notNewer }
-        let slack = (fix.horizontalAccuracy ?? 0) + (last.horizontalAccuracy ?? 0)
-        let meters = max(0, last.coordinate.distance(to: fix.coordinate) - slack)
-        if meters / seconds > c.maxSpeedMetersPerSecond { return .tooFast }
+        if fix.timestamp <= last.timestamp { return .notNewer }
+        if !FixFilter.plausible(from: last, to: fix, c) { return .tooFast }
         return nil
     }
 }
