@@ -39,10 +39,10 @@ enum ArgumentText {
         return value
     }
 
-    /// A duration in seconds: a number of seconds, or a number followed by `s`, `m` or `h`
-    /// (`90`, `90s`, `20m`, `1.5h`), so that `--min-stay 20m` reads the way people say it.
+    /// A duration in seconds: a number of seconds, or a number followed by `s`, `m`, `h` or `d`
+    /// (`90`, `90s`, `20m`, `1.5h`, `90d`), so that `--min-stay 20m` reads the way people say it.
     static func seconds(_ text: String, for option: String) throws -> Double {
-        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600]
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
         var digits = Substring(text)
         var scale = 1.0
         if let last = text.last, let unit = units[last] {
@@ -51,7 +51,7 @@ enum ArgumentText {
         }
         guard let value = Double(digits), value.isFinite, value >= 0 else {
             throw CommandError(
-                message: "\(option) wants a duration such as 90, 90s, 20m or 1.5h, not '\(text)'", status: 2)
+                message: "\(option) wants a duration such as 90, 90s, 20m, 1.5h or 90d, not '\(text)'", status: 2)
         }
         return value * scale
     }

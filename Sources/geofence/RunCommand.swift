@@ -18,6 +18,8 @@ enum RunCommand {
           --history              the inputs are recorded history: judge no fix by its arrival time
           --hooks N              how many hooks may run at once (default 4)
           --grace DURATION       on SIGTERM, how long running hooks get to finish (default 10s)
+          --keep-log DURATION    prune log lines and hook output older than this (default 90d;
+                                 0 keeps everything); events and commutes are always kept
           --verbose              log every fix the filter drops, with the reason
 
         SIGTERM and SIGINT stop it (exit 0); SIGHUP reloads the rules, keeping the old ones if the
@@ -40,6 +42,7 @@ enum RunCommand {
         var hookSlots = 4
         var grace = 10.0
         var verbose = false
+        var keepLog: Double? = 90 * 86400
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             switch argument {
@@ -59,6 +62,9 @@ enum RunCommand {
                 hookSlots = Int(value)
             case "--grace":
                 grace = try ArgumentText.seconds(try ArgumentText.value(after: argument, in: &rest), for: argument)
+            case "--keep-log":
+                let seconds = try ArgumentText.seconds(try ArgumentText.value(after: argument, in: &rest), for: argument)
+                keepLog = seconds > 0 ? seconds : nil
             case "--verbose", "-v": verbose = true
             default:
                 if argument.hasPrefix("-") {
@@ -85,6 +91,7 @@ enum RunCommand {
         configuration.hookSlots = hookSlots
         configuration.graceSeconds = grace
         configuration.verbose = verbose
+        configuration.keepLogSeconds = keepLog
 
         let runner: Runner
         do {

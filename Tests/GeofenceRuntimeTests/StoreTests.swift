@@ -86,6 +86,34 @@ import Testing
         #expect(try second.deviceState("phone")?.state == Data(#"{"home":"inside"}"#.utf8))
     }
 
+    @Test func pruningForgetsOldLogLinesAndHookOutputButKeepsRecords() throws {
+        let store = try Store(directory: stateDirectory)
+        try store.commit(
+            Step(
+                events: [event("e1", at: 0)], actions: [action("old"), action("new"), action("pending")],
+                log: [
+                    LogEntry(at: epoch, level: .info, kind: "started", message: "old line"),
+                    LogEntry(at: epoch.addingTimeInterval(200 * 86400), level: .info, kind: "started", message: "new line"),
+                ]))
+        let outcome = ActionOutcome(succeeded: true, message: "exited with status 0", json: #"{"stdout":"lots"}"#)
+        try store.markDone("old", outcome: outcome, at: epoch)
+        try store.markDone("new", outcome: outcome, at: epoch.addingTimeInterval(200 * 86400))
+        let logBefore = try store.log().count
+
+        let pruned = try store.prune(before: epoch.addingTimeInterval(100 * 86400))
+
+        // The old log line and the log line markDone wrote for "old" go; the old result is cleared.
+        #expect(pruned.results == 1)
+        #expect(try store.log().count == logBefore - pruned.logLines)
+        #expect(try store.log().allSatisfy { $0.at >= epoch.addingTimeInterval(100 * 86400) })
+        #expect(try store.action(id: "old")?.resultJSON == nil)
+        #expect(try store.action(id: "old")?.status == .done)
+        #expect(try store.action(id: "new")?.resultJSON != nil)
+        // Records stay: the event, and the unfinished action still runs after a restart.
+        #expect(try store.events().map(\.id) == ["e1"])
+        #expect(try store.pendingActions().map(\.id) == ["pending"])
+    }
+
     @Test func aFinishedActionIsNeverQueuedOrStartedAgain() throws {
         let store = try Store(directory: stateDirectory)
         try store.commit(Step(actions: [action("a1")]))

@@ -41,6 +41,10 @@ public struct RunConfiguration: Sendable {
     public var hookSlots = 4
     /// How long, on SIGTERM, running hooks get to finish before they are handed back.
     public var graceSeconds: Double = 10
+    /// Log lines and captured hook output older than this are pruned (at start, then daily), so
+    /// that a run of months does not fill the disk; `nil` keeps everything. Events and commutes
+    /// are always kept.
+    public var keepLogSeconds: Double? = 90 * 86400
     /// How often followed files are looked at when nothing is new.
     public var pollSeconds: Double = 0.2
 

@@ -32,6 +32,7 @@ public final class Runner: @unchecked Sendable {
     private let signals = Mutex(Signals())
     private var signalSources: [any DispatchSourceSignal] = []
     private var lastFix: [String: Date] = [:]
+    private var lastPrune: Date?
     private var paused: Set<String> = []
     /// Whether an input failed or the store could not be written: the run then ends with status 1.
     private var failed = false
@@ -119,6 +120,7 @@ public final class Runner: @unchecked Sendable {
             if flags.reload { reload() }
             if !items.isEmpty { open.subtract(process(items)) }
             checkPauses()
+            pruneIfDue()
             if flags.stop {
                 log.info("stopping: signal received")
                 break
@@ -215,6 +217,22 @@ public final class Runner: @unchecked Sendable {
             batch.add(pipeline.lifecycle(.inputPaused, at: now, detail: input), device: nil)
         }
         if !batch.isEmpty { commit(batch) }
+    }
+
+    /// Prunes old log lines and hook output at start and then once a day.
+    private func pruneIfDue() {
+        guard let keep = configuration.keepLogSeconds else { return }
+        let now = Date()
+        if let lastPrune, now.timeIntervalSince(lastPrune) < 86400 { return }
+        lastPrune = now
+        do {
+            let pruned = try store.prune(before: now.addingTimeInterval(-keep))
+            if pruned.logLines + pruned.results > 0 {
+                log.info("pruned \(pruned.logLines) log lines and \(pruned.results) hook results older than \(Duration.text(keep))")
+            }
+        } catch {
+            log.warning("cannot prune the store: \(error)")
+        }
     }
 
     private func lifecycle(_ kind: LifecycleKind, detail: String?) {

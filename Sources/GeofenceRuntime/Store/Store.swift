@@ -292,6 +292,24 @@ public final class Store: Sendable {
         }
     }
 
+    /// Forgets the bulky part of old history: log lines older than `date`, and the results (captured
+    /// hook output) of actions that finished before it. Events, commutes and the outbox rows
+    /// themselves are the user's records and are kept. Returns how many log lines and results
+    /// went.
+    @discardableResult
+    public func prune(before date: Date) throws -> (logLines: Int, results: Int) {
+        try database.withLock { database in
+            try database.transaction {
+                let cutoff = SQLiteValue.real(Self.seconds(date))
+                try database.run("DELETE FROM log WHERE at < ?", [cutoff])
+                let logLines = database.changes
+                try database.run(
+                    "UPDATE outbox SET result_json = NULL WHERE finished_at < ? AND result_json IS NOT NULL", [cutoff])
+                return (logLines, database.changes)
+            }
+        }
+    }
+
     /// Appends one line to the log in a transaction of its own.
     public func appendLog(_ entry: LogEntry) throws {
         try database.withLock { database in try Self.insert(entry, into: database) }
