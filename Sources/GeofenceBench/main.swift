@@ -138,12 +138,16 @@ for i in 0..<lineCount {
     let latitude = String(format: "%.7f", p.latitude)
     let longitude = String(format: "%.7f", p.longitude)
     let ms = 1_700_000_000_000 + i * 1000
-    ndjsonLines.append(Array("""
-        {"latitude":\(latitude),"longitude":\(longitude),"timestamp":\(ms),"horizontalAccuracy":\(5 + i % 20),"altitude":\(400 + i % 7).5,"speed":1.4,"course":\(i % 360),"deviceId":"phone"}
-        """.utf8))
-    ownTracksLines.append(Array("""
-        {"_type":"location","lat":\(latitude),"lon":\(longitude),"tst":\(ms / 1000),"acc":\(5 + i % 20),"vel":5,"batt":80,"tid":"jj","conn":"w","inregions":["home"]}
-        """.utf8))
+    ndjsonLines.append(
+        Array(
+            """
+            {"latitude":\(latitude),"longitude":\(longitude),"timestamp":\(ms),"horizontalAccuracy":\(5 + i % 20),"altitude":\(400 + i % 7).5,"speed":1.4,"course":\(i % 360),"deviceId":"phone"}
+            """.utf8))
+    ownTracksLines.append(
+        Array(
+            """
+            {"_type":"location","lat":\(latitude),"lon":\(longitude),"tst":\(ms / 1000),"acc":\(5 + i % 20),"vel":5,"batt":80,"tid":"jj","conn":"w","inregions":["home"]}
+            """.utf8))
 }
 let jsonDecoder = JSONDecoder()
 let ndjsonBaseline = linesPerSecond(ndjsonLines) { line in
@@ -152,7 +156,8 @@ let ndjsonBaseline = linesPerSecond(ndjsonLines) { line in
     else { return 0 }
     let fix = Fix(
         timestamp: Date(timeIntervalSince1970: row.timestamp / 1000), coordinate: coordinate,
-        horizontalAccuracy: row.horizontalAccuracy, altitude: row.altitude, speed: row.speed, course: row.course,
+        horizontalAccuracy: row.horizontalAccuracy, altitude: row.altitude, speed: row.speed,
+        course: row.course,
         deviceId: row.deviceId)
     return fix.horizontalAccuracy == nil ? 0 : 1
 }
@@ -185,7 +190,8 @@ print(String(format: "NDJSON fix, LineDecoder                 %10.0f", ndjsonFas
 print(String(format: "OwnTracks location, JSONDecoder baseline %9.0f", ownTracksBaseline.rate))
 print(String(format: "OwnTracks location, LineDecoder         %10.0f", ownTracksFast.rate))
 print(
-    "(checksum \(ndjsonBaseline.checksum + ndjsonFast.checksum + ownTracksBaseline.checksum + ownTracksFast.checksum))")
+    "(checksum \(ndjsonBaseline.checksum + ndjsonFast.checksum + ownTracksBaseline.checksum + ownTracksFast.checksum))"
+)
 
 // The monitor: one million fixes at 1 Hz, a random walk at walking to cycling speed in a 10 km
 // box, against 20 places (10 circles of 100-500 m, 10 star polygons of 64 vertices, 0.7-1 km
@@ -201,13 +207,15 @@ func monitorWorkload() throws -> (engine: MonitorEngine, fixes: [Fix]) {
         let place = frameOrigin.coordinate(east: east, north: north)
         if index < 10 {
             let radius = Double.random(in: 100...500, using: &random)
-            engine.add(.circle(try CircularCondition(center: place, radiusMeters: radius)), identifier: "c\(index)")
+            engine.add(
+                .circle(try CircularCondition(center: place, radiusMeters: radius)), identifier: "c\(index)")
         } else {
             var star: [Coordinate] = []
             for vertex in 0...64 {
                 let angle = Double(vertex % 64) / 64 * 2 * .pi
                 let r: Double = vertex % 2 == 0 ? 500 : 350
-                star.append(frameOrigin.coordinate(east: east + r * cos(angle), north: north + r * sin(angle)))
+                star.append(
+                    frameOrigin.coordinate(east: east + r * cos(angle), north: north + r * sin(angle)))
             }
             engine.add(.polygon(try PolygonCondition(polygons: [[star]])), identifier: "p\(index)")
         }
@@ -226,7 +234,8 @@ func monitorWorkload() throws -> (engine: MonitorEngine, fixes: [Fix]) {
         fixes.append(
             Fix(
                 timestamp: start.addingTimeInterval(Double(second)),
-                coordinate: frameOrigin.coordinate(east: noisyEast, north: noisyNorth), horizontalAccuracy: 8))
+                coordinate: frameOrigin.coordinate(east: noisyEast, north: noisyNorth), horizontalAccuracy: 8)
+        )
     }
     return (engine, fixes)
 }
@@ -287,7 +296,9 @@ func exportMonitorWorkload(to directory: String) throws {
             places.append(["type": "polygon", "polygons": rings])
         }
     }
-    let json = try JSONSerialization.data(withJSONObject: ["center": [center.latitude, center.longitude], "places": places])
+    let json = try JSONSerialization.data(withJSONObject: [
+        "center": [center.latitude, center.longitude], "places": places,
+    ])
     try json.write(to: URL(fileURLWithPath: directory + "/places.json"))
     var csv = "latitude,longitude\n"
     csv.reserveCapacity(fixes.count * 40)

@@ -70,7 +70,8 @@ extension InputReader {
     /// `nil` for any other path.
     public static func recorderDevice(forPath path: String) -> String? {
         let parts = path.split(separator: "/").map(String.init)
-        guard parts.count >= 4, let file = parts.last, file.hasSuffix(".rec"), parts[parts.count - 4] == "rec" else {
+        guard parts.count >= 4, let file = parts.last, file.hasSuffix(".rec"), parts[parts.count - 4] == "rec"
+        else {
             return nil
         }
         return parts[parts.count - 3] + "/" + parts[parts.count - 2]

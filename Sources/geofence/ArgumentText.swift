@@ -51,7 +51,8 @@ enum ArgumentText {
         }
         guard let value = Double(digits), value.isFinite, value >= 0 else {
             throw CommandError(
-                message: "\(option) wants a duration such as 90, 90s, 20m, 1.5h or 90d, not '\(text)'", status: 2)
+                message: "\(option) wants a duration such as 90, 90s, 20m, 1.5h or 90d, not '\(text)'",
+                status: 2)
         }
         return value * scale
     }

@@ -13,7 +13,9 @@ enum CheckCommand {
             print(rules.summary)
         case .failure(let error):
             let count = error.diagnostics.count
-            throw CommandError(message: "\(error)\n\(count) error\(count == 1 ? "" : "s") in \(path)", status: 1, prefixed: false)
+            throw CommandError(
+                message: "\(error)\n\(count) error\(count == 1 ? "" : "s") in \(path)", status: 1,
+                prefixed: false)
         }
     }
 }

@@ -49,7 +49,8 @@ extension CommandLine {
             }
             return 0
         } catch let error as CommandError {
-            FileHandle.standardError.write(Data("\(error.prefixed ? "geofence: " : "")\(error.message)\n".utf8))
+            FileHandle.standardError.write(
+                Data("\(error.prefixed ? "geofence: " : "")\(error.message)\n".utf8))
             return error.status
         } catch {
             FileHandle.standardError.write(Data("geofence: \(error)\n".utf8))

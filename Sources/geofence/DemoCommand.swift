@@ -29,7 +29,9 @@ enum DemoCommand {
         ]
         print("\nsigned distance in metres (negative inside):")
         let header = "fix".padding(toLength: 30, withPad: " ", startingAt: 0)
-        print("  \(header)" + conditions.map { $0.0.padding(toLength: 10, withPad: " ", startingAt: 0) }.joined())
+        print(
+            "  \(header)"
+                + conditions.map { $0.0.padding(toLength: 10, withPad: " ", startingAt: 0) }.joined())
         for (label, coordinate) in fixes {
             let cells = conditions.map {
                 String(format: "%9.1f ", $0.1.signedDistance(to: coordinate))

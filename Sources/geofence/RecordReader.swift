@@ -35,7 +35,8 @@ struct RecordReader {
         defer { if descriptor != STDIN_FILENO { close(descriptor) } }
 
         var decoder = LineDecoder(
-            format: format, source: source, timeZone: timeZone, deviceId: InputReader.recorderDevice(forPath: path))
+            format: format, source: source, timeZone: timeZone,
+            deviceId: InputReader.recorderDevice(forPath: path))
         var pending: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         var lineNumber = 0
@@ -63,7 +64,10 @@ struct RecordReader {
             if !decided {
                 // GPX is a document, not lines: its first character (after a byte-order mark and
                 // blanks) is '<'.
-                guard let first = pending.drop(while: { [0xEF, 0xBB, 0xBF, 0x20, 0x09, 0x0A, 0x0D].contains($0) }).first
+                guard
+                    let first = pending.drop(while: {
+                        [0xEF, 0xBB, 0xBF, 0x20, 0x09, 0x0A, 0x0D].contains($0)
+                    }).first
                 else { continue }
                 wholeDocument = first == UInt8(ascii: "<")
                 decided = true

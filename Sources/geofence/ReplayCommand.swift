@@ -64,7 +64,8 @@ enum ReplayCommand {
         switch RulesLoader.load(path: rulesPath) {
         case .success(let loaded): rules = loaded
         case .failure(let error):
-            throw CommandError(message: "\(error)\nthe rules have errors; nothing was replayed", status: 1, prefixed: false)
+            throw CommandError(
+                message: "\(error)\nthe rules have errors; nothing was replayed", status: 1, prefixed: false)
         }
         var pipeline = Pipeline(rules: rules)
         let printer = ReplayPrinter(table: options.table, timeZone: rules.timeZone)
@@ -112,7 +113,9 @@ struct ReplaySummary: CustomStringConvertible {
     }
 
     var description: String {
-        let drops = dropped.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }
+        let drops = dropped.sorted { $0.key.rawValue < $1.key.rawValue }.map {
+            "\($0.key.rawValue) \($0.value)"
+        }
         let dropText = drops.isEmpty ? "" : " (" + drops.joined(separator: ", ") + ")"
         return "replayed: \(events) events, \(actions) actions, \(commutes) commutes; "
             + "\(dropped.values.reduce(0, +)) fixes dropped by the filter\(dropText), \(errors) unreadable lines, "

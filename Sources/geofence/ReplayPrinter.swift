@@ -24,7 +24,10 @@ struct ReplayPrinter: Sendable {
             lines.append(table ? row(event) : json("event", event))
         }
         for visit in result.visits {
-            lines.append(table ? row(visit, device: result.device) : json("visit", VisitLine(visit, device: result.device)))
+            lines.append(
+                table
+                    ? row(visit, device: result.device)
+                    : json("visit", VisitLine(visit, device: result.device)))
         }
         for commute in result.commutes {
             lines.append(table ? row(commute) : json("commute", commute))
@@ -59,7 +62,8 @@ struct ReplayPrinter: Sendable {
         calendar.timeZone = timeZone
         let p = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
         return String(
-            format: "%04d-%02d-%02d %02d:%02d:%02d", p.year ?? 0, p.month ?? 0, p.day ?? 0, p.hour ?? 0, p.minute ?? 0,
+            format: "%04d-%02d-%02d %02d:%02d:%02d", p.year ?? 0, p.month ?? 0, p.day ?? 0, p.hour ?? 0,
+            p.minute ?? 0,
             p.second ?? 0)
     }
 
@@ -72,11 +76,13 @@ struct ReplayPrinter: Sendable {
         switch event.transition {
         case "enter": what = "entered \(event.place)"
         case "exit": what = "left \(event.place)"
-        case "determined": what = "\(event.state == "satisfied" ? "inside" : "outside") \(event.place) (first determination)"
+        case "determined":
+            what = "\(event.state == "satisfied" ? "inside" : "outside") \(event.place) (first determination)"
         default: what = "\(event.place): \(event.transition) \(event.state)"
         }
         let confirmed = Int(event.confirmedAt.timeIntervalSince(event.date).rounded())
-        return "\(clock(event.date))  \(pad(event.device, 9))  \(what)" + (confirmed > 0 ? " (confirmed \(confirmed)s later)" : "")
+        return "\(clock(event.date))  \(pad(event.device, 9))  \(what)"
+            + (confirmed > 0 ? " (confirmed \(confirmed)s later)" : "")
     }
 
     private func row(_ visit: Visit, device: String) -> String {
@@ -93,7 +99,8 @@ struct ReplayPrinter: Sendable {
         guard let end = commute.end, let duration = commute.durationSeconds else {
             return "\(clock(commute.start))  \(head): abandoned, \(commute.reason ?? "")"
         }
-        return "\(clock(end))  \(head): left \(clock(commute.start).suffix(8)), arrived \(clock(end).suffix(8)), "
+        return
+            "\(clock(end))  \(head): left \(clock(commute.start).suffix(8)), arrived \(clock(end).suffix(8)), "
             + Duration.text((duration / 60).rounded() * 60)
     }
 
@@ -105,7 +112,8 @@ struct ReplayPrinter: Sendable {
         case .remind(let message): what = "REMINDER: \(message)"
         }
         let subject = action.place.map { " \($0)" } ?? ""
-        return "\(clock(action.date))  \(pad(action.device, 9))    -> [\(action.rule)] \(what) (on \(action.transition)\(subject))"
+        return
+            "\(clock(action.date))  \(pad(action.device, 9))    -> [\(action.rule)] \(what) (on \(action.transition)\(subject))"
     }
 }
 
@@ -129,7 +137,9 @@ private struct VisitLine: Encodable {
 
     func encode(to encoder: any Encoder) throws {
         // Unknown ends are written as null, not left out.
-        enum Keys: String, CodingKey { case device, arrival, departure, latitude, longitude, horizontalAccuracy }
+        enum Keys: String, CodingKey {
+            case device, arrival, departure, latitude, longitude, horizontalAccuracy
+        }
         var container = encoder.container(keyedBy: Keys.self)
         try container.encode(device, forKey: .device)
         try container.encode(arrival, forKey: .arrival)

@@ -52,18 +52,22 @@ enum RunCommand {
             case "--time-zone": timeZone = try ArgumentText.timeZone(after: argument, in: &rest)
             case "--state": state = try ArgumentText.value(after: argument, in: &rest)
             case "--pause-after":
-                pause = try ArgumentText.seconds(try ArgumentText.value(after: argument, in: &rest), for: argument)
+                pause = try ArgumentText.seconds(
+                    try ArgumentText.value(after: argument, in: &rest), for: argument)
             case "--history": history = true
             case "--hooks":
-                let value = try ArgumentText.number(try ArgumentText.value(after: argument, in: &rest), for: argument)
+                let value = try ArgumentText.number(
+                    try ArgumentText.value(after: argument, in: &rest), for: argument)
                 guard value >= 1, value == value.rounded() else {
                     throw CommandError(message: "--hooks wants a whole number of at least 1", status: 2)
                 }
                 hookSlots = Int(value)
             case "--grace":
-                grace = try ArgumentText.seconds(try ArgumentText.value(after: argument, in: &rest), for: argument)
+                grace = try ArgumentText.seconds(
+                    try ArgumentText.value(after: argument, in: &rest), for: argument)
             case "--keep-log":
-                let seconds = try ArgumentText.seconds(try ArgumentText.value(after: argument, in: &rest), for: argument)
+                let seconds = try ArgumentText.seconds(
+                    try ArgumentText.value(after: argument, in: &rest), for: argument)
                 keepLog = seconds > 0 ? seconds : nil
             case "--verbose", "-v": verbose = true
             default:
@@ -71,7 +75,8 @@ enum RunCommand {
                     throw CommandError(message: "unknown option '\(argument)'\n\n\(usage)", status: 2)
                 }
                 guard rulesPath == nil else {
-                    throw CommandError(message: "one rules file; give inputs with --input\n\n\(usage)", status: 2)
+                    throw CommandError(
+                        message: "one rules file; give inputs with --input\n\n\(usage)", status: 2)
                 }
                 rulesPath = argument
             }

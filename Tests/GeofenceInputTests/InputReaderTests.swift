@@ -67,12 +67,13 @@ import Testing
 }
 
 @Suite struct RecorderDeviceTests {
-    @Test(arguments: [
-        ("/var/spool/owntracks/recorder/store/rec/jane/phone/2026-11.rec", "jane/phone"),
-        ("store/rec/bob/tablet/2025-01.rec", "bob/tablet"),
-        ("/tmp/fixes.ndjson", nil),
-        ("/data/rec/2026-11.rec", nil),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            ("/var/spool/owntracks/recorder/store/rec/jane/phone/2026-11.rec", "jane/phone"),
+            ("store/rec/bob/tablet/2025-01.rec", "bob/tablet"),
+            ("/tmp/fixes.ndjson", nil),
+            ("/data/rec/2026-11.rec", nil),
+        ] as [(String, String?)])
     func theDeviceOfARecorderFileComesFromItsPath(path: String, device: String?) {
         #expect(InputReader.recorderDevice(forPath: path) == device)
     }

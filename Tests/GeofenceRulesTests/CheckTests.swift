@@ -34,7 +34,8 @@ let brokenRules: [BrokenRules] = [
             #"rules.yaml:1:10: unknown profile "fitnes": use one of default, automotiveNavigation, otherNavigation, fitness, airborne (did you mean "fitness"?)"#
         ]),
     BrokenRules(
-        name: "unknown place key", yaml: "places:\n  home: { center: [51.5, -0.12], radius: 150, radios: 3 }\n",
+        name: "unknown place key",
+        yaml: "places:\n  home: { center: [51.5, -0.12], radius: 150, radios: 3 }\n",
         errors: [#"rules.yaml:2:47: unknown key "radios" in place "home" (did you mean "radius"?)"#]),
     BrokenRules(
         name: "circle without radius", yaml: "places:\n  home: { center: [51.5, -0.12] }\n",
@@ -46,10 +47,12 @@ let brokenRules: [BrokenRules] = [
         name: "latitude out of range", yaml: "places:\n  home: { center: [95.5, -0.12], radius: 50 }\n",
         errors: [#"rules.yaml:2:20: place "home" center: latitude 95.5 is outside -90.0...90.0"#]),
     BrokenRules(
-        name: "two shapes", yaml: "places:\n  home: { center: [51.5, -0.12], radius: 50, wkt: \"POINT (0 0)\" }\n",
+        name: "two shapes",
+        yaml: "places:\n  home: { center: [51.5, -0.12], radius: 50, wkt: \"POINT (0 0)\" }\n",
         errors: [#"rules.yaml:2:9: place "home" has more than one shape (center, wkt): give exactly one"#]),
     BrokenRules(
-        name: "self-intersecting polygon", yaml: "places:\n  yard: { wkt: \"POLYGON ((0 0, 1 1, 1 0, 0 1, 0 0))\" }\n",
+        name: "self-intersecting polygon",
+        yaml: "places:\n  yard: { wkt: \"POLYGON ((0 0, 1 1, 1 0, 0 1, 0 0))\" }\n",
         errors: [
             #"rules.yaml:2:16: place "yard": invalid polygon: Self-intersection at latitude 0.500057, longitude 0.500000"#
         ]),
@@ -65,7 +68,8 @@ let brokenRules: [BrokenRules] = [
             "rules.yaml:22:3: more than 20 places (21): a monitor evaluates at most 20 conditions; split them across rules files"
         ]),
     BrokenRules(
-        name: "unknown place in a trigger", yaml: places + "rules:\n  - { name: a, on: enter hom, log: true }\n",
+        name: "unknown place in a trigger",
+        yaml: places + "rules:\n  - { name: a, on: enter hom, log: true }\n",
         errors: [#"rules.yaml:5:20: rule "a": unknown place "hom" (did you mean "home"?)"#]),
     BrokenRules(
         name: "unknown trigger", yaml: places + "rules:\n  - { name: a, on: arrive home, log: true }\n",
@@ -76,19 +80,23 @@ let brokenRules: [BrokenRules] = [
         name: "dwell without after", yaml: places + "rules:\n  - { name: a, on: dwell home, log: true }\n",
         errors: [#"rules.yaml:5:20: rule "a": on: dwell needs after: (how long inside, like 10m)"#]),
     BrokenRules(
-        name: "bad duration", yaml: places + "rules:\n  - { name: a, on: enter home, cooldown: 20 minutes, log: true }\n",
+        name: "bad duration",
+        yaml: places + "rules:\n  - { name: a, on: enter home, cooldown: 20 minutes, log: true }\n",
         errors: [
             #"rules.yaml:5:42: cooldown: bad duration "20 minutes": use a number with s, m, h or d, like 90s, 20m or 1h30m"#
         ]),
     BrokenRules(
         name: "bad time of day",
-        yaml: places + "rules:\n  - { name: a, on: enter home, when: { between: [\"9am\", \"17:00\"] }, log: true }\n",
+        yaml: places
+            + "rules:\n  - { name: a, on: enter home, when: { between: [\"9am\", \"17:00\"] }, log: true }\n",
         errors: [#"rules.yaml:5:50: between: bad time "9am": use 24-hour HH:MM, like "07:30""#]),
     BrokenRules(
-        name: "unknown day", yaml: places + "rules:\n  - { name: a, on: enter home, when: { days: [mon, tuseday] }, log: true }\n",
+        name: "unknown day",
+        yaml: places + "rules:\n  - { name: a, on: enter home, when: { days: [mon, tuseday] }, log: true }\n",
         errors: [#"rules.yaml:5:52: unknown day "tuseday" (did you mean "tuesday"?)"#]),
     BrokenRules(
-        name: "run as a shell string", yaml: places + "rules:\n  - { name: a, on: enter home, run: \"lights.sh --on; rm -rf /\" }\n",
+        name: "run as a shell string",
+        yaml: places + "rules:\n  - { name: a, on: enter home, run: \"lights.sh --on; rm -rf /\" }\n",
         errors: [
             #"rules.yaml:5:37: rule "a": run: must be a list of arguments like [program, arg], never a shell command line"#
         ]),
@@ -106,17 +114,22 @@ let brokenRules: [BrokenRules] = [
         errors: [#"rules.yaml:5:43: rule "c": unknown place "wrok" (did you mean "work"?)"#]),
     BrokenRules(
         name: "duplicate rule names",
-        yaml: places + "rules:\n  - { name: a, on: enter home, log: true }\n  - { name: a, on: exit home, log: true }\n",
+        yaml: places
+            + "rules:\n  - { name: a, on: enter home, log: true }\n  - { name: a, on: exit home, log: true }\n",
         errors: [#"rules.yaml:6:5: duplicate rule name "a""#]),
     BrokenRules(
-        name: "timeout without run", yaml: places + "rules:\n  - { name: a, on: enter home, timeout: 5s, log: true }\n",
+        name: "timeout without run",
+        yaml: places + "rules:\n  - { name: a, on: enter home, timeout: 5s, log: true }\n",
         errors: [#"rules.yaml:5:41: rule "a": timeout: only goes with run:"#]),
     BrokenRules(
-        name: "duplicate key", yaml: "places:\n  home: { center: [51.5, -0.12], radius: 150 }\n  home: { center: [51.6, -0.12], radius: 150 }\n",
+        name: "duplicate key",
+        yaml:
+            "places:\n  home: { center: [51.5, -0.12], radius: 150 }\n  home: { center: [51.6, -0.12], radius: 150 }\n",
         errors: [#"rules.yaml:3:3: duplicate key "home""#]),
     BrokenRules(
         name: "several errors are all reported",
-        yaml: "timezone: Mars/Base\n" + places + "rules:\n  - { name: a, on: enter gym, log: true }\n  - { name: b, on: exit home, cooldown: soon, log: true }\n",
+        yaml: "timezone: Mars/Base\n" + places
+            + "rules:\n  - { name: a, on: enter gym, log: true }\n  - { name: b, on: exit home, cooldown: soon, log: true }\n",
         errors: [
             #"rules.yaml:1:11: unknown time zone "Mars/Base""#,
             #"rules.yaml:6:20: rule "a": unknown place "gym""#,
@@ -139,7 +152,9 @@ let brokenRules: [BrokenRules] = [
     @Test func theExampleRulesFilesPass() throws {
         let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../Rules").standardized
-        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".yaml") }
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.hasSuffix(".yaml")
+        }
         #expect(files.count >= 3)
         for file in files {
             let result = RulesLoader.load(path: directory.appendingPathComponent(file).path)
@@ -157,17 +172,23 @@ let brokenRules: [BrokenRules] = [
               "rules": [ { "name": "hi", "on": "enter home", "log": true } ]
             }
             """
-        let file = try RulesLoader.parse(json, file: "rules.json", baseDirectory: URL(fileURLWithPath: "/")).get()
+        let file = try RulesLoader.parse(json, file: "rules.json", baseDirectory: URL(fileURLWithPath: "/"))
+            .get()
         #expect(file.timeZone.identifier == "Europe/Berlin")
         #expect(file.places.map(\.name) == ["home"])
         #expect(file.rules.map(\.trigger) == [.enter(place: "home")])
 
         let broken = json.replacingOccurrences(of: "\"enter home\"", with: "\"enter hoem\"")
-        guard case .failure(let error) = RulesLoader.parse(broken, file: "rules.json", baseDirectory: URL(fileURLWithPath: "/"))
+        guard
+            case .failure(let error) = RulesLoader.parse(
+                broken, file: "rules.json", baseDirectory: URL(fileURLWithPath: "/"))
         else {
             Issue.record("accepted a broken file")
             return
         }
-        #expect(error.diagnostics.map(\.description) == [#"rules.json:4:36: rule "hi": unknown place "hoem" (did you mean "home"?)"#])
+        #expect(
+            error.diagnostics.map(\.description) == [
+                #"rules.json:4:36: rule "hi": unknown place "hoem" (did you mean "home"?)"#
+            ])
     }
 }

@@ -44,20 +44,25 @@ let twoPlaces = """
 
     @Test func aRepeatingReminderFiresEveryTime() throws {
         let evaluator = RuleEvaluator(
-            rules: try rules(twoPlaces + "rules:\n  - { name: towel, on: enter work, remind: Towel, repeat: true }\n"))
+            rules: try rules(
+                twoPlaces + "rules:\n  - { name: towel, on: enter work, remind: Towel, repeat: true }\n"))
         var state = RuleState()
         for day in ["03", "04", "05"] {
-            let output = evaluator.handle(try occurrence(.enter, "work", "2026-03-\(day)T08:25:00Z"), state: &state)
+            let output = evaluator.handle(
+                try occurrence(.enter, "work", "2026-03-\(day)T08:25:00Z"), state: &state)
             #expect(output.actions.count == 1)
         }
     }
 
     @Test func aCooldownHolds() throws {
         let evaluator = RuleEvaluator(
-            rules: try rules(twoPlaces + "rules:\n  - { name: lights, on: enter home, cooldown: 30m, log: true }\n"))
+            rules: try rules(
+                twoPlaces + "rules:\n  - { name: lights, on: enter home, cooldown: 30m, log: true }\n"))
         var state = RuleState()
-        let fired = try ["2026-03-03T19:00:00Z", "2026-03-03T19:10:00Z", "2026-03-03T19:29:59Z", "2026-03-03T19:30:00Z"]
-            .map { evaluator.handle(try occurrence(.enter, "home", $0), state: &state).actions.count }
+        let fired = try [
+            "2026-03-03T19:00:00Z", "2026-03-03T19:10:00Z", "2026-03-03T19:29:59Z", "2026-03-03T19:30:00Z",
+        ]
+        .map { evaluator.handle(try occurrence(.enter, "home", $0), state: &state).actions.count }
         #expect(fired == [1, 0, 0, 1])
     }
 
@@ -84,7 +89,9 @@ let twoPlaces = """
 
     @Test func onceADayIsOncePerLocalDay() throws {
         let evaluator = RuleEvaluator(
-            rules: try rules(twoPlaces + "rules:\n  - { name: hello, on: enter home, when: { once_a_day: true }, log: true }\n"))
+            rules: try rules(
+                twoPlaces
+                    + "rules:\n  - { name: hello, on: enter home, when: { once_a_day: true }, log: true }\n"))
         var state = RuleState()
         let fired = try ["2026-06-01T08:00:00Z", "2026-06-01T22:30:00Z", "2026-06-01T23:30:00Z"]
             .map { evaluator.handle(try occurrence(.enter, "home", $0), state: &state).actions.count }
@@ -92,19 +99,22 @@ let twoPlaces = """
         #expect(fired == [1, 0, 1])
     }
 
-    static let commuteRules = twoPlaces + """
-        rules:
-          - name: to work
-            commute: { from: home, to: work, between: ["06:00", "11:00"], max: 2h }
-            log: commutes.ndjson
-            run: [notify, commute]
+    static let commuteRules =
+        twoPlaces + """
+            rules:
+              - name: to work
+                commute: { from: home, to: work, between: ["06:00", "11:00"], max: 2h }
+                log: commutes.ndjson
+                run: [notify, commute]
 
-        """
+            """
 
     @Test func aCommuteRunsFromLeavingToArriving() throws {
         let evaluator = RuleEvaluator(rules: try rules(Self.commuteRules))
         var state = RuleState()
-        #expect(evaluator.handle(try occurrence(.exit, "home", "2026-03-03T08:00:40Z"), state: &state).commutes.isEmpty)
+        #expect(
+            evaluator.handle(try occurrence(.exit, "home", "2026-03-03T08:00:40Z"), state: &state).commutes
+                .isEmpty)
         let output = evaluator.handle(try occurrence(.enter, "work", "2026-03-03T08:24:10Z"), state: &state)
         let commute = try #require(output.commutes.first)
         #expect(commute.status == .completed)
@@ -126,7 +136,9 @@ let twoPlaces = """
         // Only the log action hears of an abandoned commute; the hook does not run.
         #expect(back.actions.map(\.kind) == [.log(path: "commutes.ndjson")])
         // Arriving at work later is not the end of a commute that was abandoned.
-        #expect(evaluator.handle(try occurrence(.enter, "work", "2026-03-03T09:00:00Z"), state: &state).commutes.isEmpty)
+        #expect(
+            evaluator.handle(try occurrence(.enter, "work", "2026-03-03T09:00:00Z"), state: &state).commutes
+                .isEmpty)
     }
 
     @Test func aCommuteLongerThanItsMaximumIsAbandoned() throws {
@@ -142,26 +154,36 @@ let twoPlaces = """
         let evaluator = RuleEvaluator(rules: try rules(Self.commuteRules))
         var state = RuleState()
         _ = evaluator.handle(try occurrence(.exit, "home", "2026-03-03T12:00:00Z"), state: &state)
-        #expect(evaluator.handle(try occurrence(.enter, "work", "2026-03-03T12:30:00Z"), state: &state).commutes.isEmpty)
+        #expect(
+            evaluator.handle(try occurrence(.enter, "work", "2026-03-03T12:30:00Z"), state: &state).commutes
+                .isEmpty)
     }
 
     @Test func dwellFiresOncePerStayAtEntryPlusTheDuration() throws {
         let evaluator = RuleEvaluator(
-            rules: try rules(twoPlaces + "rules:\n  - { name: settled, on: dwell home, after: 30m, log: true }\n"))
+            rules: try rules(
+                twoPlaces + "rules:\n  - { name: settled, on: dwell home, after: 30m, log: true }\n"))
         var state = RuleState()
         _ = evaluator.handle(try occurrence(.enter, "home", "2026-03-03T19:10:00Z"), state: &state)
-        #expect(evaluator.handle(try occurrence(.tick, nil, "2026-03-03T19:39:00Z"), state: &state).actions.isEmpty)
+        #expect(
+            evaluator.handle(try occurrence(.tick, nil, "2026-03-03T19:39:00Z"), state: &state).actions
+                .isEmpty)
         let due = evaluator.handle(try occurrence(.tick, nil, "2026-03-03T19:41:00Z"), state: &state)
         #expect(due.actions.map(\.date) == [try instant("2026-03-03T19:40:00Z")])
-        #expect(evaluator.handle(try occurrence(.tick, nil, "2026-03-03T21:00:00Z"), state: &state).actions.isEmpty)
+        #expect(
+            evaluator.handle(try occurrence(.tick, nil, "2026-03-03T21:00:00Z"), state: &state).actions
+                .isEmpty)
         // Leaving and coming back starts a new stay.
         _ = evaluator.handle(try occurrence(.exit, "home", "2026-03-03T21:05:00Z"), state: &state)
         _ = evaluator.handle(try occurrence(.enter, "home", "2026-03-03T21:30:00Z"), state: &state)
-        #expect(evaluator.handle(try occurrence(.tick, nil, "2026-03-03T22:01:00Z"), state: &state).actions.count == 1)
+        #expect(
+            evaluator.handle(try occurrence(.tick, nil, "2026-03-03T22:01:00Z"), state: &state).actions.count
+                == 1)
     }
 
     @Test func eventIdsAreStableAcrossRuns() throws {
-        let evaluator = RuleEvaluator(rules: try rules(twoPlaces + "rules:\n  - { name: a, on: exit work, log: true, run: [x] }\n"))
+        let evaluator = RuleEvaluator(
+            rules: try rules(twoPlaces + "rules:\n  - { name: a, on: exit work, log: true, run: [x] }\n"))
         var first = RuleState(), second = RuleState()
         let a = evaluator.handle(try occurrence(.exit, "work", "2026-03-03T17:30:00Z"), state: &first)
         let b = evaluator.handle(try occurrence(.exit, "work", "2026-03-03T17:30:00Z"), state: &second)

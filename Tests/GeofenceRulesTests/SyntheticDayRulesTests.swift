@@ -29,7 +29,8 @@ import Testing
         let morning = try #require(commutes.first { $0.rule == "morning commute" })
         #expect(morning.status == .completed)
         #expect(abs(morning.start.timeIntervalSince(day.date(.init(8, 0)))) <= day.intervalSeconds)
-        #expect(abs(try #require(morning.end).timeIntervalSince(day.date(.init(8, 25)))) <= day.intervalSeconds)
+        #expect(
+            abs(try #require(morning.end).timeIntervalSince(day.date(.init(8, 25)))) <= day.intervalSeconds)
     }
 
     /// On every seed, each commute starts and ends within one fix interval of the moment the person
@@ -64,7 +65,8 @@ import Testing
             .map { "\($0.transition) \($0.place)" }
         #expect(
             crossings == [
-                "exit home", "enter work", "exit work", "enter lunch", "exit lunch", "enter work", "exit work",
+                "exit home", "enter work", "exit work", "enter lunch", "exit lunch", "enter work",
+                "exit work",
                 "enter gym", "exit gym", "enter home",
             ])
     }
@@ -72,11 +74,15 @@ import Testing
     @Test func aReminderFiresOnceAcrossTwoDays() throws {
         let rules = try commuteRules()
         let first = replay(SyntheticDay(day: 3).fixes(), rules: rules)
-        let reminders = first.outputs.flatMap(\.actions).filter { if case .remind = $0.kind { true } else { false } }
+        let reminders = first.outputs.flatMap(\.actions).filter {
+            if case .remind = $0.kind { true } else { false }
+        }
         #expect(reminders.map(\.rule) == ["parcel"])
         // The next day, with the saved state: the reminder is done.
         let second = replay(SyntheticDay(day: 4).fixes(), rules: rules, state: first.state)
-        #expect(second.outputs.flatMap(\.actions).allSatisfy { if case .remind = $0.kind { false } else { true } })
+        #expect(
+            second.outputs.flatMap(\.actions).allSatisfy { if case .remind = $0.kind { false } else { true } }
+        )
         // But the other rules go on firing.
         #expect(second.outputs.flatMap(\.commutes).count == 2)
     }
@@ -96,9 +102,12 @@ import Testing
             default: east = 0
             }
             let position = day.coordinate(
-                east: east + generator.gaussian(standardDeviation: 20), north: generator.gaussian(standardDeviation: 20))
+                east: east + generator.gaussian(standardDeviation: 20),
+                north: generator.gaussian(standardDeviation: 20))
             fixes.append(
-                Fix(timestamp: day.date(.init(7, 0)).addingTimeInterval(t * 60), coordinate: position, horizontalAccuracy: 30))
+                Fix(
+                    timestamp: day.date(.init(7, 0)).addingTimeInterval(t * 60), coordinate: position,
+                    horizontalAccuracy: 30))
         }
         let outputs = replay(fixes, rules: try commuteRules()).outputs
         let commutes = outputs.flatMap(\.commutes)

@@ -42,7 +42,9 @@ func eventually(guardSeconds: Double = 20, _ condition: () -> Bool) async -> Boo
             """)
         let runner = HookRunner(configuration: HookRunner.Configuration(maxConcurrent: 1, graceSeconds: 1))
         for index in 0..<3 {
-            #expect(runner.submit(Hook(id: "h\(index)", arguments: [script, directory.path], timeoutSeconds: 600)))
+            #expect(
+                runner.submit(
+                    Hook(id: "h\(index)", arguments: [script, directory.path], timeoutSeconds: 600)))
         }
         #expect(await eventually { FileManager.default.fileExists(atPath: directory.file("started")) })
         let dropped = runner.abandon()

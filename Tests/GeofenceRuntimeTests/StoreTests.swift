@@ -93,9 +93,12 @@ import Testing
                 events: [event("e1", at: 0)], actions: [action("old"), action("new"), action("pending")],
                 log: [
                     LogEntry(at: epoch, level: .info, kind: "started", message: "old line"),
-                    LogEntry(at: epoch.addingTimeInterval(200 * 86400), level: .info, kind: "started", message: "new line"),
+                    LogEntry(
+                        at: epoch.addingTimeInterval(200 * 86400), level: .info, kind: "started",
+                        message: "new line"),
                 ]))
-        let outcome = ActionOutcome(succeeded: true, message: "exited with status 0", json: #"{"stdout":"lots"}"#)
+        let outcome = ActionOutcome(
+            succeeded: true, message: "exited with status 0", json: #"{"stdout":"lots"}"#)
         try store.markDone("old", outcome: outcome, at: epoch)
         try store.markDone("new", outcome: outcome, at: epoch.addingTimeInterval(200 * 86400))
         let logBefore = try store.log().count

@@ -131,7 +131,8 @@ import Testing
     @Test func aWildFirstFixDoesNotBlockTheRealOnes() {
         var filter = FixFilter()
         let wild = Fix(
-            timestamp: Map.start, coordinate: Coordinate(uncheckedLatitude: 47.0, longitude: 2.0), horizontalAccuracy: 10)
+            timestamp: Map.start, coordinate: Coordinate(uncheckedLatitude: 47.0, longitude: 2.0),
+            horizontalAccuracy: 10)
         #expect(filter.evaluate(wild, arrivedAt: nil) == nil)
         let verdicts = (1...6).map { minute in
             filter.evaluate(Map.fix(Double(minute) * 60, 0, 0, accuracy: 10), arrivedAt: nil)
@@ -168,7 +169,8 @@ import Testing
         for (index, place) in far.enumerated() {
             let fix = Fix(
                 timestamp: Map.start.addingTimeInterval(Double(index + 1) * 60),
-                coordinate: Coordinate(uncheckedLatitude: place.0, longitude: place.1), horizontalAccuracy: 10)
+                coordinate: Coordinate(uncheckedLatitude: place.0, longitude: place.1), horizontalAccuracy: 10
+            )
             #expect(filter.evaluate(fix, arrivedAt: nil) == .tooFast)
         }
         #expect(filter.reanchored == 0)

@@ -71,10 +71,11 @@ struct GeodesicReference: Sendable, CustomTestStringConvertible {
         return GeodesicReference(v[0], v[1], v[2], v[3], v[4])
     }
 
-
     @Test(arguments: references)
     func matchesGeographicLibWithinATenthOfAPercent(reference: GeodesicReference) throws {
-        let (lat1, lon1, lat2, lon2, expected) = (reference.lat1, reference.lon1, reference.lat2, reference.lon2, reference.meters)
+        let (lat1, lon1, lat2, lon2, expected) = (
+            reference.lat1, reference.lon1, reference.lat2, reference.lon2, reference.meters
+        )
         let a = try Coordinate(latitude: lat1, longitude: lon1)
         let b = try Coordinate(latitude: lat2, longitude: lon2)
         let tolerance = max(0.001 * expected, 0.1)
@@ -99,7 +100,8 @@ struct GeodesicReference: Sendable, CustomTestStringConvertible {
     @Test(arguments: [(0.0, 0.0), (78.2, 15.6), (-16.75, 179.999), (89.99, -120)])
     func aPointExactlyOnTheCircleIsInside(latitude: Double, longitude: Double) throws {
         let center = try Coordinate(latitude: latitude, longitude: longitude)
-        let edge = try Coordinate(latitude: latitude - 0.001, longitude: longitude > 179 ? -179.999 : longitude)
+        let edge = try Coordinate(
+            latitude: latitude - 0.001, longitude: longitude > 179 ? -179.999 : longitude)
         let circle = try CircularCondition(center: center, radiusMeters: center.distance(to: edge))
         #expect(circle.signedDistance(to: edge) == 0)
         #expect(Condition.circle(circle).contains(edge))

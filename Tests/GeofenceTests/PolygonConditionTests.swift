@@ -42,7 +42,11 @@ struct MetricMap {
         let map = try MetricMap(latitude: 47.05, longitude: 7.04)
         // A U open to the north: the notch is x in 100...300, y above 100.
         let polygon = try PolygonCondition(polygons: [
-            [map.ring([(0, 0), (400, 0), (400, 400), (300, 400), (300, 100), (100, 100), (100, 400), (0, 400)])]
+            [
+                map.ring([
+                    (0, 0), (400, 0), (400, 400), (300, 400), (300, 100), (100, 100), (100, 400), (0, 400),
+                ])
+            ]
         ])
         #expect(abs(polygon.signedDistance(to: map.at(200, 300)) - 100) < 0.1)
         #expect(abs(polygon.signedDistance(to: map.at(50, 300)) - -50) < 0.1)
@@ -99,9 +103,13 @@ struct MetricMap {
     @Test func geoJSONFeatureAndFeatureCollectionAreAccepted() throws {
         let square = "[[[7.0, 47.0], [7.01, 47.0], [7.01, 47.01], [7.0, 47.01], [7.0, 47.0]]]"
         let feature = try PolygonCondition(
-            geoJSON: #"{"type": "Feature", "properties": {"name": "x"}, "geometry": {"type": "Polygon", "coordinates": \#(square)}}"#)
+            geoJSON:
+                #"{"type": "Feature", "properties": {"name": "x"}, "geometry": {"type": "Polygon", "coordinates": \#(square)}}"#
+        )
         let collection = try PolygonCondition(
-            geoJSON: #"{"type": "FeatureCollection", "features": [{"type": "Feature", "geometry": {"type": "MultiPolygon", "coordinates": [\#(square)]}}]}"#)
+            geoJSON:
+                #"{"type": "FeatureCollection", "features": [{"type": "Feature", "geometry": {"type": "MultiPolygon", "coordinates": [\#(square)]}}]}"#
+        )
         let wkt = try PolygonCondition(wkt: "POLYGON ((7 47, 7.01 47, 7.01 47.01, 7 47.01, 7 47))")
         let inside = try Coordinate(latitude: 47.005, longitude: 7.005)
         for polygon in [feature, collection, wkt] { #expect(polygon.signedDistance(to: inside) < -300) }
@@ -124,7 +132,10 @@ struct MetricMap {
             // Where the straight edges of the local plane cross: a hair north of 0.5° latitude.
             "invalid polygon: Self-intersection at latitude 0.500057, longitude 0.500000"
         ),
-        ("POLYGON ((0 0, 1 0, 1 1, 0 1))", "WKT: IllegalArgumentException: Points of LinearRing do not form a closed linestring"),
+        (
+            "POLYGON ((0 0, 1 0, 1 1, 0 1))",
+            "WKT: IllegalArgumentException: Points of LinearRing do not form a closed linestring"
+        ),
         (
             "POLYGON ((0 0, 1 0, 0 0))",
             "invalid polygon: Too few points in geometry component at latitude 0.000000, longitude 0.000000"
@@ -136,29 +147,44 @@ struct MetricMap {
         ("POLYGON ((0 0, 1 0, 1 1", "WKT: ParseException: Expected word but encountered end of stream"),
         ("LINESTRING (0 0, 1 1)", "WKT: expected POLYGON or MULTIPOLYGON, found LineString"),
         ("POLYGON EMPTY", "WKT: POLYGON is empty"),
-        ("POLYGON ((0 0, 1 0, 1 95, 0 0))", "WKT: outer ring, vertex 3: latitude 95.0 is outside -90.0...90.0"),
+        (
+            "POLYGON ((0 0, 1 0, 1 95, 0 0))",
+            "WKT: outer ring, vertex 3: latitude 95.0 is outside -90.0...90.0"
+        ),
     ])
     func invalidWKTIsRefusedWithItsReason(wkt: String, message: String) {
         #expect(throws: PolygonError(message)) { try PolygonCondition(wkt: wkt) }
     }
 
     @Test(arguments: [
-        (#"{"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 1]]]}"#,
-         "polygon, outer ring: IllegalArgumentException: Points of LinearRing do not form a closed linestring"),
-        (#"{"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [0, 0]]]}"#,
-         "invalid polygon: Too few points in geometry component at latitude 0.000000, longitude 0.000000"),
-        (#"{"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, "a"], [0, 0]]]}"#,
-         "GeoJSON coordinates[0][2]: expected [longitude, latitude]"),
-        (#"{"type": "Polygon", "coordinates": [[[0, 0], [200, 0], [1, 1], [0, 0]]]}"#,
-         "GeoJSON coordinates[0][1]: longitude 200.0 is outside -180.0...180.0"),
+        (
+            #"{"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 1]]]}"#,
+            "polygon, outer ring: IllegalArgumentException: Points of LinearRing do not form a closed linestring"
+        ),
+        (
+            #"{"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [0, 0]]]}"#,
+            "invalid polygon: Too few points in geometry component at latitude 0.000000, longitude 0.000000"
+        ),
+        (
+            #"{"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, "a"], [0, 0]]]}"#,
+            "GeoJSON coordinates[0][2]: expected [longitude, latitude]"
+        ),
+        (
+            #"{"type": "Polygon", "coordinates": [[[0, 0], [200, 0], [1, 1], [0, 0]]]}"#,
+            "GeoJSON coordinates[0][1]: longitude 200.0 is outside -180.0...180.0"
+        ),
         (#"{"type": "Polygon"}"#, "GeoJSON coordinates: expected a non-empty array of rings"),
-        (#"{"type": "LineString", "coordinates": [[0, 0], [1, 1]]}"#,
-         "GeoJSON: expected Polygon, MultiPolygon, Feature or FeatureCollection, found LineString"),
+        (
+            #"{"type": "LineString", "coordinates": [[0, 0], [1, 1]]}"#,
+            "GeoJSON: expected Polygon, MultiPolygon, Feature or FeatureCollection, found LineString"
+        ),
         (#"{"type": "Feature", "geometry": null}"#, "GeoJSON: Feature has no geometry"),
         (#"{"coordinates": []}"#, "GeoJSON: missing \"type\""),
         (#"[1, 2]"#, "GeoJSON: expected an object, found an array"),
-        (#"{"type": "MultiPolygon", "coordinates": [[[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]]], [[[0.5, 0.5], [2, 0.5], [2, 2], [0.5, 2], [0.5, 0.5]]]]}"#,
-         "invalid polygon: Self-intersection at latitude 0.500058, longitude 0.999997"),
+        (
+            #"{"type": "MultiPolygon", "coordinates": [[[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]]], [[[0.5, 0.5], [2, 0.5], [2, 2], [0.5, 2], [0.5, 0.5]]]]}"#,
+            "invalid polygon: Self-intersection at latitude 0.500058, longitude 0.999997"
+        ),
     ])
     func invalidGeoJSONIsRefusedWithWhereItIs(json: String, message: String) {
         #expect(throws: PolygonError(message)) { try PolygonCondition(geoJSON: json) }

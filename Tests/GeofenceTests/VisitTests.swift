@@ -9,17 +9,19 @@ import Testing
     static let departure = arrival.addingTimeInterval(5400)
 
     /// Every combination of known and unknown ends, given as Core Location's raw sentinels.
-    @Test(arguments: [
-        (Date.distantPast, Date.distantFuture, nil, nil, nil),
-        (arrival, Date.distantFuture, arrival, nil, nil),
-        (Date.distantPast, departure, nil, departure, nil),
-        (arrival, departure, arrival, departure, 5400.0),
-    ] as [(Date, Date, Date?, Date?, Double?)])
+    @Test(
+        arguments: [
+            (Date.distantPast, Date.distantFuture, nil, nil, nil),
+            (arrival, Date.distantFuture, arrival, nil, nil),
+            (Date.distantPast, departure, nil, departure, nil),
+            (arrival, departure, arrival, departure, 5400.0),
+        ] as [(Date, Date, Date?, Date?, Double?)])
     func sentinelsBecomeNilAndDurationNeedsBothEnds(
         rawArrival: Date, rawDeparture: Date, arrival: Date?, departure: Date?, duration: Double?
     ) {
         let visit = Visit(
-            coordinate: Self.place, horizontalAccuracy: 30, rawArrival: rawArrival, rawDeparture: rawDeparture)
+            coordinate: Self.place, horizontalAccuracy: 30, rawArrival: rawArrival, rawDeparture: rawDeparture
+        )
         #expect(visit.arrival == arrival)
         #expect(visit.departure == departure)
         #expect(visit.duration == duration)
@@ -29,16 +31,20 @@ import Testing
     @Test func anOngoingVisitNeverHasADuration() {
         // A naive subtraction of distantPast from distantFuture gives about 1,974 years.
         let visit = Visit(
-            coordinate: Self.place, horizontalAccuracy: 30, rawArrival: .distantPast, rawDeparture: .distantFuture)
+            coordinate: Self.place, horizontalAccuracy: 30, rawArrival: .distantPast,
+            rawDeparture: .distantFuture)
         #expect(visit.duration == nil)
-        let open = Visit(coordinate: Self.place, horizontalAccuracy: 30, arrival: Self.arrival, departure: nil)
+        let open = Visit(
+            coordinate: Self.place, horizontalAccuracy: 30, arrival: Self.arrival, departure: nil)
         #expect(open.duration == nil)
     }
 
     @Test func visitsSurviveACodableRoundTrip() throws {
         for visit in [
             Visit(coordinate: Self.place, horizontalAccuracy: 30, arrival: nil, departure: nil),
-            Visit(coordinate: Self.place, horizontalAccuracy: 30, arrival: Self.arrival, departure: Self.departure),
+            Visit(
+                coordinate: Self.place, horizontalAccuracy: 30, arrival: Self.arrival,
+                departure: Self.departure),
         ] {
             let data = try JSONEncoder().encode(visit)
             #expect(try JSONDecoder().decode(Visit.self, from: data) == visit)

@@ -20,6 +20,7 @@ public struct CircularCondition: Hashable, Sendable, Codable {
 
     private enum CodingKeys: String, CodingKey { case center, radiusMeters }
 
+    /// Decodes and checks a value written by `encode(to:)`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let center = try container.decode(Coordinate.self, forKey: .center)
@@ -40,6 +41,7 @@ public enum ConditionError: Error, Equatable, Sendable, CustomStringConvertible 
     /// A polygon was refused.
     case polygon(PolygonError)
 
+    /// A readable form, for logs and messages.
     public var description: String {
         switch self {
         case .badRadius(let radius): "radius must be a positive number of metres, not \(radius)"

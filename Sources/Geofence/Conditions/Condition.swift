@@ -20,6 +20,7 @@ public enum Condition: Hashable, Sendable, Codable, CustomStringConvertible {
     /// Whether the coordinate is inside or on the boundary.
     public func contains(_ coordinate: Coordinate) -> Bool { signedDistance(to: coordinate) <= 0 }
 
+    /// A readable form, for logs and messages.
     public var description: String {
         switch self {
         case .circle(let circle):

@@ -85,27 +85,35 @@ public struct PolygonCondition: Sendable, Hashable, Codable, CustomStringConvert
     /// Number of vertices over all rings, counting each ring's closing vertex once.
     public var vertexCount: Int { polygons.reduce(0) { $0 + $1.reduce(0) { $0 + $1.count - 1 } } }
 
+    /// A readable form, for logs and messages.
     public var description: String {
         let holes = polygons.reduce(0) { $0 + $1.count - 1 }
         let parts = polygons.count == 1 ? "polygon" : "multipolygon of \(polygons.count) parts"
         return "\(parts), \(vertexCount) vertices, \(holes) holes, around \(frame.origin)"
     }
 
-    public static func == (lhs: PolygonCondition, rhs: PolygonCondition) -> Bool { lhs.polygons == rhs.polygons }
+    /// Whether two values are the same.
+    public static func == (lhs: PolygonCondition, rhs: PolygonCondition) -> Bool {
+        lhs.polygons == rhs.polygons
+    }
+    /// Hashes what equality compares.
     public func hash(into hasher: inout Hasher) { hasher.combine(polygons) }
 
     private enum CodingKeys: String, CodingKey { case polygons }
 
+    /// Decodes and checks a value written by `encode(to:)`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let polygons = try container.decode([[[Coordinate]]].self, forKey: .polygons)
         do {
             try self.init(polygons: polygons)
         } catch {
-            throw DecodingError.dataCorruptedError(forKey: .polygons, in: container, debugDescription: error.message)
+            throw DecodingError.dataCorruptedError(
+                forKey: .polygons, in: container, debugDescription: error.message)
         }
     }
 
+    /// Encodes the value in the form `init(from:)` reads.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(polygons, forKey: .polygons)
@@ -136,7 +144,9 @@ public struct PolygonCondition: Sendable, Hashable, Codable, CustomStringConvert
 enum GeoJSONPolygonReader {
     static func polygons(in value: JSONValue, path: String) throws(PolygonError) -> [[[Coordinate]]] {
         let here = path.isEmpty ? "GeoJSON" : "GeoJSON \(path)"
-        guard let object = value.object else { throw PolygonError("\(here): expected an object, found \(value.kindName)") }
+        guard let object = value.object else {
+            throw PolygonError("\(here): expected an object, found \(value.kindName)")
+        }
         guard let type = object["type"]?.string else { throw PolygonError("\(here): missing \"type\"") }
         func child(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
         switch type {
@@ -166,7 +176,8 @@ enum GeoJSONPolygonReader {
             }
             return all
         default:
-            throw PolygonError("\(here): expected Polygon, MultiPolygon, Feature or FeatureCollection, found \(type)")
+            throw PolygonError(
+                "\(here): expected Polygon, MultiPolygon, Feature or FeatureCollection, found \(type)")
         }
     }
 
@@ -177,7 +188,8 @@ enum GeoJSONPolygonReader {
         var result: [[Coordinate]] = []
         for (r, ring) in rings.enumerated() {
             guard let positions = ring.array else {
-                throw PolygonError("GeoJSON \(path)[\(r)]: expected an array of positions, found \(ring.kindName)")
+                throw PolygonError(
+                    "GeoJSON \(path)[\(r)]: expected an array of positions, found \(ring.kindName)")
             }
             var points: [Coordinate] = []
             for (v, position) in positions.enumerated() {

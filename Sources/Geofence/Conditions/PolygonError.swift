@@ -9,5 +9,6 @@ public struct PolygonError: Error, Equatable, Sendable, CustomStringConvertible 
     /// Makes an error with a message that says what is wrong and where.
     public init(_ message: String) { self.message = message }
 
+    /// A readable form, for logs and messages.
     public var description: String { message }
 }

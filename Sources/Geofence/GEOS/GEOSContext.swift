@@ -20,10 +20,13 @@ final class GEOSContext {
         // GEOS_init_r is not safe to call from several threads at once (libgeos/geos#1311).
         handle = GEOSContext.initLock.withLock { GEOS_init_r() }
         let box = Unmanaged.passUnretained(messages).toOpaque()
-        GEOSContext_setErrorMessageHandler_r(handle, { message, userData in
-            guard let message, let userData else { return }
-            Unmanaged<MessageBox>.fromOpaque(userData).takeUnretainedValue().last = String(cString: message)
-        }, box)
+        GEOSContext_setErrorMessageHandler_r(
+            handle,
+            { message, userData in
+                guard let message, let userData else { return }
+                Unmanaged<MessageBox>.fromOpaque(userData).takeUnretainedValue().last = String(
+                    cString: message)
+            }, box)
     }
 
     deinit { GEOS_finish_r(handle) }

@@ -84,7 +84,8 @@ final class GEOSPolygon: @unchecked Sendable {
         GEOSPreparedGeom_destroy_r(context.handle, preparedBoundary)
     }
 
-    private static func makePolygon(_ rings: [[PlanePoint]], context: GEOSContext, label: String) throws(PolygonError)
+    private static func makePolygon(_ rings: [[PlanePoint]], context: GEOSContext, label: String)
+        throws(PolygonError)
         -> OpaquePointer
     {
         let handle = context.handle

@@ -39,6 +39,7 @@ public enum CoordinateError: Error, Equatable, Sendable, CustomStringConvertible
     /// The value is outside the range the field allows.
     case outOfRange(field: String, value: Double, range: ClosedRange<Double>)
 
+    /// A readable form, for logs and messages.
     public var description: String {
         switch self {
         case .notFinite(let field, let value):
@@ -52,6 +53,7 @@ public enum CoordinateError: Error, Equatable, Sendable, CustomStringConvertible
 extension Coordinate: Codable {
     private enum CodingKeys: String, CodingKey { case latitude, longitude }
 
+    /// Decodes and checks a value written by `encode(to:)`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let latitude = try container.decode(Double.self, forKey: .latitude)
@@ -64,6 +66,7 @@ extension Coordinate: Codable {
         }
     }
 
+    /// Encodes the value in the form `init(from:)` reads.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(latitude, forKey: .latitude)
@@ -72,5 +75,6 @@ extension Coordinate: Codable {
 }
 
 extension Coordinate: CustomStringConvertible {
+    /// A readable form, for logs and messages.
     public var description: String { "(\(latitude), \(longitude))" }
 }

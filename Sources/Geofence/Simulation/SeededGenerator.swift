@@ -8,6 +8,7 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
     /// Makes a generator whose sequence is fixed by the seed.
     public init(seed: UInt64) { state = seed }
 
+    /// The next 64 pseudo-random bits.
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
@@ -23,4 +24,3 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
         return standardDeviation * (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
     }
 }
-

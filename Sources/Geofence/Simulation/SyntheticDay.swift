@@ -58,6 +58,7 @@ public struct SyntheticDay: Sendable {
             self.init(h, m)
         }
         var secondsSinceMidnight: TimeInterval { TimeInterval(hour * 3600 + minute * 60) }
+        /// A readable form, for logs and messages.
         public var description: String { String(format: "%02d:%02d", hour, minute) }
     }
 
@@ -162,7 +163,8 @@ public struct SyntheticDay: Sendable {
     /// Where the person truly was (no noise), in metres on the local map; `nil` outside 07:00-22:00.
     public func truePosition(at date: Date) -> (east: Double, north: Double)? {
         let t = date.timeIntervalSince(midnight)
-        guard let leg = SyntheticDay.legs.first(where: { Double($0.start) <= t && t <= Double($0.end) }) else {
+        guard let leg = SyntheticDay.legs.first(where: { Double($0.start) <= t && t <= Double($0.end) })
+        else {
             return nil
         }
         let fraction = (t - Double(leg.start)) / Double(leg.end - leg.start)

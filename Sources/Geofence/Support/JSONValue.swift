@@ -8,6 +8,7 @@ public enum JSONValue: Hashable, Sendable, Decodable {
     case array([JSONValue])
     case object([String: JSONValue])
 
+    /// Decodes and checks a value written by `encode(to:)`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {

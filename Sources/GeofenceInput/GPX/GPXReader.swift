@@ -58,7 +58,8 @@ public enum GPXReader {
         let ordered = delegate.fixes.enumerated().sorted {
             ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset)
         }
-        return InputBatch(records: ordered.map { .fix($0.element) } + delegate.untimed, errors: delegate.errors)
+        return InputBatch(
+            records: ordered.map { .fix($0.element) } + delegate.untimed, errors: delegate.errors)
     }
 }
 
@@ -190,7 +191,8 @@ private final class GPXDelegate: NSObject, XMLParserDelegate {
             return errors.append(error)
         }
         guard let timeText = point.values["time"] else {
-            untimed.append(.ignored(kind: point.kind, reason: "\(source):\(point.line): <\(point.kind)> has no time"))
+            untimed.append(
+                .ignored(kind: point.kind, reason: "\(source):\(point.line): <\(point.kind)> has no time"))
             return
         }
         var utf8 = timeText

@@ -33,7 +33,8 @@ public enum EngineJSON {
             let container = try decoder.singleValueContainer()
             let text = try container.decode(String.self)
             guard let date = parse(text) else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an ISO 8601 time: \(text)")
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "not an ISO 8601 time: \(text)")
             }
             return date
         }
@@ -49,7 +50,9 @@ public enum EngineJSON {
 
     /// An instant as `2026-03-03T08:00:42.000Z`.
     public static func timestamp(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+        date.formatted(
+            .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted)
+        )
     }
 
     static func parse(_ text: String) -> Date? {

@@ -89,6 +89,7 @@ public struct CommuteRecord: Sendable, Hashable, Codable {
         case id, rule, device, from, to, start, end, reason, status, durationSeconds
     }
 
+    /// Encodes the value in the form `init(from:)` reads.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
@@ -105,19 +106,23 @@ public struct CommuteRecord: Sendable, Hashable, Codable {
 
     /// Makes a record.
     public init(
-        id: String, rule: String, device: String, from: String, to: String, start: Date, end: Date?, reason: String?,
+        id: String, rule: String, device: String, from: String, to: String, start: Date, end: Date?,
+        reason: String?,
         status: Status
     ) {
         (self.id, self.rule, self.device, self.from, self.to) = (id, rule, device, from, to)
         (self.start, self.end, self.reason, self.status) = (start, end, reason, status)
     }
 
+    /// Decodes and checks a value written by `encode(to:)`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
-            id: try container.decode(String.self, forKey: .id), rule: try container.decode(String.self, forKey: .rule),
+            id: try container.decode(String.self, forKey: .id),
+            rule: try container.decode(String.self, forKey: .rule),
             device: try container.decode(String.self, forKey: .device),
-            from: try container.decode(String.self, forKey: .from), to: try container.decode(String.self, forKey: .to),
+            from: try container.decode(String.self, forKey: .from),
+            to: try container.decode(String.self, forKey: .to),
             start: try container.decode(Date.self, forKey: .start),
             end: try container.decodeIfPresent(Date.self, forKey: .end),
             reason: try container.decodeIfPresent(String.self, forKey: .reason),
@@ -212,6 +217,7 @@ public struct FiredAction: Sendable, Hashable, Codable {
         try container.encodeIfPresent(commute, forKey: .commute)
     }
 
+    /// Decodes and checks a value written by `encode(to:)`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(String.self, forKey: .id)
@@ -254,7 +260,9 @@ enum StableID {
         return String(a, radix: 16).leftPadded(16) + String(b, radix: 16).leftPadded(16)
     }
 
-    static func milliseconds(_ date: Date) -> String { String(Int64((date.timeIntervalSince1970 * 1000).rounded())) }
+    static func milliseconds(_ date: Date) -> String {
+        String(Int64((date.timeIntervalSince1970 * 1000).rounded()))
+    }
 }
 
 extension String {

@@ -90,7 +90,8 @@ public struct Pipeline: Sendable {
             var fresh = newDevice(named: name)
             let unchanged = newRules.places.filter { place in
                 old.place(named: place.name).map {
-                    $0.condition == place.condition && old.hysteresis(for: $0) == newRules.hysteresis(for: place)
+                    $0.condition == place.condition
+                        && old.hysteresis(for: $0) == newRules.hysteresis(for: place)
                 } ?? false
             }
             if unchanged.count == newRules.places.count, old.places.count == newRules.places.count,
@@ -98,7 +99,8 @@ public struct Pipeline: Sendable {
             {
                 fresh.monitor = device.monitor
             }
-            fresh.detector = newRules.visitConfiguration == old.visitConfiguration ? device.detector : fresh.detector
+            fresh.detector =
+                newRules.visitConfiguration == old.visitConfiguration ? device.detector : fresh.detector
             fresh.rules = device.rules
             state.devices[name] = fresh
         }
@@ -128,10 +130,13 @@ public struct Pipeline: Sendable {
             if var detector = device.detector {
                 output.visits = detector.ingest(fix)
                 device.detector = detector
-                for visit in output.visits { visitOccurrences(visit, device: &device, name: name, output: &output) }
+                for visit in output.visits {
+                    visitOccurrences(visit, device: &device, name: name, output: &output)
+                }
             }
             let tick = Occurrence(
-                kind: .tick, date: fix.timestamp, coordinate: coordinate, accuracy: fix.horizontalAccuracy, device: name)
+                kind: .tick, date: fix.timestamp, coordinate: coordinate, accuracy: fix.horizontalAccuracy,
+                device: name)
             collect(evaluator.handle(tick, state: &device.rules), into: &output)
         }
         state.devices[name] = device
@@ -167,7 +172,9 @@ public struct Pipeline: Sendable {
             var output = PipelineOutput(device: name)
             output.visits = detector.finish()
             device.detector = detector
-            for visit in output.visits { visitOccurrences(visit, device: &device, name: name, output: &output) }
+            for visit in output.visits {
+                visitOccurrences(visit, device: &device, name: name, output: &output)
+            }
             state.devices[name] = device
             if !output.isEmpty { outputs.append(output) }
         }
@@ -176,7 +183,8 @@ public struct Pipeline: Sendable {
 
     // MARK: Events to occurrences
 
-    private func apply(_ event: Event, device: inout DeviceEngine, name: String, output: inout PipelineOutput) {
+    private func apply(_ event: Event, device: inout DeviceEngine, name: String, output: inout PipelineOutput)
+    {
         let place = event.identifier
         let inside = event.state == .satisfied
         guard event.kind == .transition, inside || event.state == .unsatisfied else {
@@ -188,13 +196,17 @@ public struct Pipeline: Sendable {
         output.placeEvents.append(PlaceEvent(event, device: name, transition: transition))
         let coordinate = event.fix?.coordinate ?? event.visit?.coordinate
         let accuracy = event.fix?.horizontalAccuracy ?? event.visit?.horizontalAccuracy
-        let kind: Occurrence.Kind = firstDetermination ? .determined(inside: inside) : (inside ? .enter : .exit)
+        let kind: Occurrence.Kind =
+            firstDetermination ? .determined(inside: inside) : (inside ? .enter : .exit)
         let occurrence = Occurrence(
-            kind: kind, place: place, date: event.date, coordinate: coordinate, accuracy: accuracy, device: name)
+            kind: kind, place: place, date: event.date, coordinate: coordinate, accuracy: accuracy,
+            device: name)
         collect(evaluator.handle(occurrence, state: &device.rules), into: &output)
     }
 
-    private func visitOccurrences(_ visit: Visit, device: inout DeviceEngine, name: String, output: inout PipelineOutput) {
+    private func visitOccurrences(
+        _ visit: Visit, device: inout DeviceEngine, name: String, output: inout PipelineOutput
+    ) {
         for place in rules.places where place.condition.contains(visit.coordinate) {
             let arrival = visit.arrival
             if device.openVisits[place.name] == nil || device.openVisits[place.name] != arrival {

@@ -73,7 +73,8 @@ extension RulesFile {
     /// The fix filter's configuration: the defaults, the profile's speed limit, the file's settings.
     public var filterConfiguration: FixFilter.Configuration {
         var configuration = FixFilter.Configuration()
-        configuration.maxSpeedMetersPerSecond = (filter.maxSpeedKilometresPerHour ?? profile.maxSpeedKilometresPerHour) / 3.6
+        configuration.maxSpeedMetersPerSecond =
+            (filter.maxSpeedKilometresPerHour ?? profile.maxSpeedKilometresPerHour) / 3.6
         if let maxAccuracy = filter.maxAccuracyMeters { configuration.maxAccuracyMeters = maxAccuracy }
         if let expiration = filter.expirationSeconds { configuration.expirationSeconds = expiration }
         return configuration

@@ -35,7 +35,9 @@ public struct RuleEvaluator: Sendable {
         case .enter:
             guard let place = occurrence.place else { break }
             state.insideSince[place] = occurrence.date
-            state.dwellFired = state.dwellFired.filter { rule in !dwellRules(for: place).contains { $0.name == rule } }
+            state.dwellFired = state.dwellFired.filter { rule in
+                !dwellRules(for: place).contains { $0.name == rule }
+            }
             commutesOnEnter(place, occurrence, state: &state, output: &output)
             fire(.enter(place: place), occurrence, transition: "enter", state: &state, output: &output)
         case .exit:
@@ -48,7 +50,9 @@ public struct RuleEvaluator: Sendable {
             state.insideSince[place] = inside ? occurrence.date : nil
         case .visitStart:
             guard let place = occurrence.place else { break }
-            fire(.visitStart(place: place), occurrence, transition: "visit-start", state: &state, output: &output)
+            fire(
+                .visitStart(place: place), occurrence, transition: "visit-start", state: &state,
+                output: &output)
         case .visitEnd:
             guard let place = occurrence.place else { break }
             fire(.visitEnd(place: place), occurrence, transition: "visit-end", state: &state, output: &output)
@@ -74,12 +78,15 @@ public struct RuleEvaluator: Sendable {
             }
         }
         for rule in rules.rules {
-            guard case .commute(let spec) = rule.trigger, let open = state.openCommutes[rule.name] else { continue }
+            guard case .commute(let spec) = rule.trigger, let open = state.openCommutes[rule.name] else {
+                continue
+            }
             let limit = open.start.addingTimeInterval(spec.maxSeconds)
             guard limit < date else { continue }
             state.openCommutes[rule.name] = nil
             let reason = "took longer than \(Duration.text(spec.maxSeconds))"
-            finishCommute(rule, spec, open: open, end: nil, reason: reason, at: limit, device: device, output: &output)
+            finishCommute(
+                rule, spec, open: open, end: nil, reason: reason, at: limit, device: device, output: &output)
         }
     }
 
@@ -99,30 +106,40 @@ public struct RuleEvaluator: Sendable {
         }
     }
 
-    private func commutesOnEnter(_ place: String, _ occurrence: Occurrence, state: inout RuleState, output: inout Output) {
+    private func commutesOnEnter(
+        _ place: String, _ occurrence: Occurrence, state: inout RuleState, output: inout Output
+    ) {
         for rule in rules.rules {
-            guard case .commute(let spec) = rule.trigger, let open = state.openCommutes[rule.name] else { continue }
+            guard case .commute(let spec) = rule.trigger, let open = state.openCommutes[rule.name] else {
+                continue
+            }
             if spec.to == place {
                 state.openCommutes[rule.name] = nil
-                finishCommute(rule, spec, open: open, end: occurrence.date, reason: nil, at: occurrence.date,
-                              device: occurrence.device, coordinate: occurrence.coordinate, accuracy: occurrence.accuracy,
-                              state: &state, output: &output)
+                finishCommute(
+                    rule, spec, open: open, end: occurrence.date, reason: nil, at: occurrence.date,
+                    device: occurrence.device, coordinate: occurrence.coordinate,
+                    accuracy: occurrence.accuracy,
+                    state: &state, output: &output)
             } else if spec.from == place {
                 state.openCommutes[rule.name] = nil
-                finishCommute(rule, spec, open: open, end: nil, reason: "came back to \(spec.from) first", at: occurrence.date,
-                              device: occurrence.device, output: &output)
+                finishCommute(
+                    rule, spec, open: open, end: nil, reason: "came back to \(spec.from) first",
+                    at: occurrence.date,
+                    device: occurrence.device, output: &output)
             }
         }
     }
 
     private func finishCommute(
-        _ rule: Rule, _ spec: CommuteSpec, open: RuleState.OpenCommute, end: Date?, reason: String?, at date: Date,
+        _ rule: Rule, _ spec: CommuteSpec, open: RuleState.OpenCommute, end: Date?, reason: String?,
+        at date: Date,
         device: String, coordinate: Coordinate? = nil, accuracy: Double? = nil, state: inout RuleState,
         output: inout Output
     ) {
         let id = StableID.make([device, rule.name, "commute", StableID.milliseconds(open.start)])
         let record = CommuteRecord(
-            id: id, rule: rule.name, device: device, from: spec.from, to: spec.to, start: open.start, end: end,
+            id: id, rule: rule.name, device: device, from: spec.from, to: spec.to, start: open.start,
+            end: end,
             reason: reason, status: end == nil ? .abandoned : .completed)
         output.commutes.append(record)
         let transition = end == nil ? "commute-abandoned" : "commute"
@@ -132,7 +149,8 @@ public struct RuleEvaluator: Sendable {
             if end == nil, case .remind = action { continue }
             output.actions.append(
                 makeAction(
-                    action, index: index, eventId: id, rule: rule, transition: transition, place: spec.to, date: date,
+                    action, index: index, eventId: id, rule: rule, transition: transition, place: spec.to,
+                    date: date,
                     coordinate: coordinate, accuracy: accuracy, device: device, commute: record))
         }
         if end != nil {
@@ -141,22 +159,31 @@ public struct RuleEvaluator: Sendable {
     }
 
     private func finishCommute(
-        _ rule: Rule, _ spec: CommuteSpec, open: RuleState.OpenCommute, end: Date?, reason: String?, at date: Date,
+        _ rule: Rule, _ spec: CommuteSpec, open: RuleState.OpenCommute, end: Date?, reason: String?,
+        at date: Date,
         device: String, output: inout Output
     ) {
         var unused = RuleState()
-        finishCommute(rule, spec, open: open, end: end, reason: reason, at: date, device: device, state: &unused, output: &output)
+        finishCommute(
+            rule, spec, open: open, end: end, reason: reason, at: date, device: device, state: &unused,
+            output: &output)
     }
 
     // MARK: Firing
 
-    private func fire(_ trigger: Trigger, _ occurrence: Occurrence, transition: String, state: inout RuleState, output: inout Output) {
+    private func fire(
+        _ trigger: Trigger, _ occurrence: Occurrence, transition: String, state: inout RuleState,
+        output: inout Output
+    ) {
         for rule in rules.rules where rule.trigger == trigger {
             fire(rule, occurrence, transition: transition, state: &state, output: &output)
         }
     }
 
-    private func fire(_ rule: Rule, _ occurrence: Occurrence, transition: String, state: inout RuleState, output: inout Output) {
+    private func fire(
+        _ rule: Rule, _ occurrence: Occurrence, transition: String, state: inout RuleState,
+        output: inout Output
+    ) {
         let date = occurrence.date
         guard guardsAllow(rule.guards, window: nil, at: date) else { return }
         if let cooldown = rule.guards.cooldownSeconds, let last = state.lastFired[rule.name],
@@ -176,8 +203,10 @@ public struct RuleEvaluator: Sendable {
             }
             output.actions.append(
                 makeAction(
-                    action, index: index, eventId: eventId, rule: rule, transition: transition, place: occurrence.place,
-                    date: date, coordinate: occurrence.coordinate, accuracy: occurrence.accuracy, device: occurrence.device,
+                    action, index: index, eventId: eventId, rule: rule, transition: transition,
+                    place: occurrence.place,
+                    date: date, coordinate: occurrence.coordinate, accuracy: occurrence.accuracy,
+                    device: occurrence.device,
                     detail: occurrence.detail))
             fired = true
         }
@@ -190,8 +219,10 @@ public struct RuleEvaluator: Sendable {
     }
 
     private func makeAction(
-        _ action: RuleAction, index: Int, eventId: String, rule: Rule, transition: String, place: String?, date: Date,
-        coordinate: Coordinate?, accuracy: Double?, device: String, detail: String? = nil, commute: CommuteRecord? = nil
+        _ action: RuleAction, index: Int, eventId: String, rule: Rule, transition: String, place: String?,
+        date: Date,
+        coordinate: Coordinate?, accuracy: Double?, device: String, detail: String? = nil,
+        commute: CommuteRecord? = nil
     ) -> FiredAction {
         let kind: FiredAction.Kind
         var message = detail
@@ -203,7 +234,8 @@ public struct RuleEvaluator: Sendable {
             message = text
         }
         return FiredAction(
-            id: "\(eventId)/\(index)", eventId: eventId, rule: rule.name, kind: kind, transition: transition, place: place,
+            id: "\(eventId)/\(index)", eventId: eventId, rule: rule.name, kind: kind, transition: transition,
+            place: place,
             date: date, latitude: coordinate?.latitude, longitude: coordinate?.longitude, accuracy: accuracy,
             device: device, message: message, commute: commute)
     }
@@ -212,7 +244,9 @@ public struct RuleEvaluator: Sendable {
 
     private func guardsAllow(_ guards: Guards, window: TimeWindow?, at date: Date) -> Bool {
         let parts = calendar.dateComponents([.weekday, .hour, .minute], from: date)
-        if let days = guards.days, let weekday = parts.weekday.flatMap(Weekday.init(rawValue:)), !days.contains(weekday) {
+        if let days = guards.days, let weekday = parts.weekday.flatMap(Weekday.init(rawValue:)),
+            !days.contains(weekday)
+        {
             return false
         }
         let minute = (parts.hour ?? 0) * 60 + (parts.minute ?? 0)

@@ -34,7 +34,8 @@ public enum Trigger: Sendable, Equatable {
     /// The place the trigger is about, if any.
     public var place: String? {
         switch self {
-        case .enter(let place), .exit(let place), .dwell(let place, _), .visitStart(let place), .visitEnd(let place):
+        case .enter(let place), .exit(let place), .dwell(let place, _), .visitStart(let place),
+            .visitEnd(let place):
             place
         case .commute, .lifecycle: nil
         }

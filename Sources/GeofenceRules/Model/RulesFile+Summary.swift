@@ -7,7 +7,8 @@ extension RulesFile {
         lines.append("\(places.count) place\(places.count == 1 ? "" : "s"):")
         let width = (places.map(\.name.count) + rules.map(\.name.count)).max() ?? 0
         for place in places {
-            lines.append("  \(place.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(place.condition)")
+            lines.append(
+                "  \(place.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(place.condition)")
         }
         lines.append("\(rules.count) rule\(rules.count == 1 ? "" : "s"):")
         for rule in rules {
@@ -43,7 +44,9 @@ extension Guards {
     public var summary: String {
         var parts: [String] = []
         if let days {
-            let names = days.sorted().map { ["sun", "mon", "tue", "wed", "thu", "fri", "sat"][$0.rawValue - 1] }
+            let names = days.sorted().map {
+                ["sun", "mon", "tue", "wed", "thu", "fri", "sat"][$0.rawValue - 1]
+            }
             parts.append("on " + names.joined(separator: ","))
         }
         if let window { parts.append(window.summary) }

@@ -114,6 +114,7 @@ public enum Weekday: Int, Sendable, CaseIterable, Comparable {
     /// Weekdays numbered as `Calendar` numbers them (Sunday is 1).
     case sunday = 1, monday, tuesday, wednesday, thursday, friday, saturday
 
+    /// Orders values the natural way (earlier first).
     public static func < (lhs: Weekday, rhs: Weekday) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 

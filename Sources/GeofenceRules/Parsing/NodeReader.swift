@@ -23,7 +23,8 @@ struct NodeReader {
                 pair.keyMark,
                 "unknown key \"\(pair.key)\" in \(context)" + DidYouMean.hint(for: pair.key, among: allowed))
         }
-        return Members(pairs: pairs.filter { allowed.contains($0.key) }.map { ($0.key, $0.keyMark, $0.value) })
+        return Members(
+            pairs: pairs.filter { allowed.contains($0.key) }.map { ($0.key, $0.keyMark, $0.value) })
     }
 
     mutating func string(_ node: YAMLNode, field: String) -> String? {
@@ -37,12 +38,15 @@ struct NodeReader {
     mutating func number(_ node: YAMLNode, field: String, minimum: Double? = nil, exclusive: Bool = false)
         -> Double?
     {
-        guard case .scalar(let text, let quoted, _) = node, !quoted, let value = Double(text), value.isFinite else {
+        guard case .scalar(let text, let quoted, _) = node, !quoted, let value = Double(text), value.isFinite
+        else {
             error(node.mark, "\(field) must be a number, not \(describe(node))")
             return nil
         }
         if let minimum, exclusive ? value <= minimum : value < minimum {
-            error(node.mark, "\(field) must be \(exclusive ? "more than" : "at least") \(format(minimum)), not \(text)")
+            error(
+                node.mark,
+                "\(field) must be \(exclusive ? "more than" : "at least") \(format(minimum)), not \(text)")
             return nil
         }
         return value
@@ -80,7 +84,9 @@ struct NodeReader {
             return nil
         }
         guard let seconds = NodeReader.parseDuration(text), seconds > 0 else {
-            error(node.mark, "\(field): bad duration \"\(text)\": use a number with s, m, h or d, like 90s, 20m or 1h30m")
+            error(
+                node.mark,
+                "\(field): bad duration \"\(text)\": use a number with s, m, h or d, like 90s, 20m or 1h30m")
             return nil
         }
         return seconds
@@ -133,7 +139,8 @@ struct NodeReader {
             error(node.mark, "\(field) must be a list of two times, like [\"09:00\", \"17:30\"]")
             return nil
         }
-        guard let start = timeOfDay(items[0], field: field), let end = timeOfDay(items[1], field: field) else {
+        guard let start = timeOfDay(items[0], field: field), let end = timeOfDay(items[1], field: field)
+        else {
             return nil
         }
         return TimeWindow(startMinute: start, endMinute: end)

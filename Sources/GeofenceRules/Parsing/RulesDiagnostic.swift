@@ -14,6 +14,7 @@ public struct RulesDiagnostic: Error, Sendable, Equatable, CustomStringConvertib
         self.message = message
     }
 
+    /// A readable form, for logs and messages.
     public var description: String { "\(file):\(mark.line):\(mark.column): \(message)" }
 }
 
@@ -22,6 +23,7 @@ public struct RulesFileError: Error, Sendable, CustomStringConvertible {
     /// The problems, sorted by position.
     public var diagnostics: [RulesDiagnostic]
 
+    /// A readable form, for logs and messages.
     public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
 }
 

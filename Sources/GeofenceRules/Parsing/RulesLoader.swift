@@ -23,13 +23,17 @@ public enum RulesLoader {
     }
 
     /// Checks rules text. `file` names it in errors; `baseDirectory` resolves relative paths.
-    public static func parse(_ text: String, file: String, baseDirectory: URL) -> Result<RulesFile, RulesFileError> {
+    public static func parse(_ text: String, file: String, baseDirectory: URL) -> Result<
+        RulesFile, RulesFileError
+    > {
         let root: YAMLNode
         do {
             root = try YAMLParser.parse(text)
         } catch {
             return .failure(
-                RulesFileError(diagnostics: [RulesDiagnostic(file: file, mark: error.mark, message: error.message)]))
+                RulesFileError(diagnostics: [
+                    RulesDiagnostic(file: file, mark: error.mark, message: error.message)
+                ]))
         }
         var parser = Parser(reader: NodeReader(file: file), baseDirectory: baseDirectory)
         let result = parser.file(root, path: file)
@@ -45,15 +49,21 @@ private struct Parser {
 
     static let topKeys = ["timezone", "profile", "hysteresis", "filter", "visits", "places", "rules"]
     static let placeKeys = ["center", "radius", "geojson", "wkt", "hysteresis"]
-    static let hysteresisKeys = ["enter_margin", "exit_margin", "accuracy_weight", "confirm", "confirm_fixes", "max_gap"]
+    static let hysteresisKeys = [
+        "enter_margin", "exit_margin", "accuracy_weight", "confirm", "confirm_fixes", "max_gap",
+    ]
     static let filterKeys = ["max_accuracy", "max_speed_kmh", "expiration"]
     static let visitKeys = ["radius", "min_duration", "max_strays", "max_gap"]
-    static let ruleKeys = ["name", "on", "after", "when", "cooldown", "remind", "repeat", "run", "timeout", "log", "commute"]
+    static let ruleKeys = [
+        "name", "on", "after", "when", "cooldown", "remind", "repeat", "run", "timeout", "log", "commute",
+    ]
     static let whenKeys = ["days", "between", "once_a_day", "cooldown"]
     static let commuteKeys = ["from", "to", "between", "max"]
 
     mutating func file(_ root: YAMLNode, path: String) -> RulesFile? {
-        guard let top = reader.mapping(root, allowed: Parser.topKeys, context: "the rules file") else { return nil }
+        guard let top = reader.mapping(root, allowed: Parser.topKeys, context: "the rules file") else {
+            return nil
+        }
         var timeZone = TimeZone(identifier: "UTC") ?? .gmt
         if let node = top["timezone"], let name = reader.string(node, field: "timezone") {
             if let zone = TimeZone(identifier: name) {
@@ -61,7 +71,8 @@ private struct Parser {
             } else {
                 reader.error(
                     node.mark,
-                    "unknown time zone \"\(name)\"" + DidYouMean.hint(for: name, among: TimeZone.knownTimeZoneIdentifiers))
+                    "unknown time zone \"\(name)\""
+                        + DidYouMean.hint(for: name, among: TimeZone.knownTimeZoneIdentifiers))
             }
         }
         var profile = Profile.default
@@ -72,7 +83,8 @@ private struct Parser {
                 let names = Profile.allCases.map(\.rawValue)
                 reader.error(
                     node.mark,
-                    "unknown profile \"\(name)\": use one of \(names.joined(separator: ", "))" + DidYouMean.hint(for: name, among: names))
+                    "unknown profile \"\(name)\": use one of \(names.joined(separator: ", "))"
+                        + DidYouMean.hint(for: name, among: names))
             }
         }
         var hysteresis = HysteresisSettings()
@@ -86,12 +98,15 @@ private struct Parser {
         if let node = top["places"] {
             if case .mapping(let pairs, _) = node {
                 for pair in pairs {
-                    if let place = place(pair.key, mark: pair.keyMark, node: pair.value) { places.append(place) }
+                    if let place = place(pair.key, mark: pair.keyMark, node: pair.value) {
+                        places.append(place)
+                    }
                 }
                 if pairs.count > RulesLoader.maxPlaces {
                     reader.error(
                         pairs[RulesLoader.maxPlaces].keyMark,
-                        "more than \(RulesLoader.maxPlaces) places (\(pairs.count)): a monitor evaluates at most \(RulesLoader.maxPlaces) conditions; split them across rules files")
+                        "more than \(RulesLoader.maxPlaces) places (\(pairs.count)): a monitor evaluates at most \(RulesLoader.maxPlaces) conditions; split them across rules files"
+                    )
                 }
             } else if !node.isNull {
                 reader.error(node.mark, "places must be a mapping of names to places, not \(node.kindName)")
@@ -126,7 +141,8 @@ private struct Parser {
         }
         if visits == nil, needsVisits { visits = VisitSettings() }
         return RulesFile(
-            path: path, timeZone: timeZone, profile: profile, hysteresis: hysteresis, filter: filter, visits: visits,
+            path: path, timeZone: timeZone, profile: profile, hysteresis: hysteresis, filter: filter,
+            visits: visits,
             places: places, rules: rules)
     }
 
@@ -134,16 +150,21 @@ private struct Parser {
 
     mutating func place(_ name: String, mark: SourceMark, node: YAMLNode) -> Place? {
         let context = "place \"\(name)\""
-        guard let members = reader.mapping(node, allowed: Parser.placeKeys, context: context) else { return nil }
+        guard let members = reader.mapping(node, allowed: Parser.placeKeys, context: context) else {
+            return nil
+        }
         var hysteresis = HysteresisSettings()
-        if let node = members["hysteresis"] { hysteresis = self.hysteresis(node, context: "\(context) hysteresis") }
+        if let node = members["hysteresis"] {
+            hysteresis = self.hysteresis(node, context: "\(context) hysteresis")
+        }
         let shapes = ["center", "geojson", "wkt"].filter { members[$0] != nil }
         guard shapes.count == 1 else {
             reader.error(
                 node.mark,
                 shapes.isEmpty
                     ? "\(context) needs a shape: center and radius, geojson, or wkt"
-                    : "\(context) has more than one shape (\(shapes.joined(separator: ", "))): give exactly one")
+                    : "\(context) has more than one shape (\(shapes.joined(separator: ", "))): give exactly one"
+            )
             return nil
         }
         if let centerNode = members["center"] {
@@ -152,7 +173,9 @@ private struct Parser {
                 return nil
             }
             let radius = reader.number(radiusNode, field: "\(context) radius", minimum: 0, exclusive: true)
-            guard let center = coordinate(centerNode, field: "\(context) center"), let radius else { return nil }
+            guard let center = coordinate(centerNode, field: "\(context) center"), let radius else {
+                return nil
+            }
             do {
                 let circle = try CircularCondition(center: center, radiusMeters: radius)
                 return Place(name: name, condition: .circle(circle), hysteresis: hysteresis, mark: mark)
@@ -167,7 +190,9 @@ private struct Parser {
         do {
             if let wktNode = members["wkt"] {
                 guard let text = reader.string(wktNode, field: "\(context) wkt") else { return nil }
-                return Place(name: name, condition: .polygon(try polygon(wktNode) { try PolygonCondition(wkt: text) }), hysteresis: hysteresis, mark: mark)
+                return Place(
+                    name: name, condition: .polygon(try polygon(wktNode) { try PolygonCondition(wkt: text) }),
+                    hysteresis: hysteresis, mark: mark)
             }
             if let geoNode = members["geojson"] {
                 guard let relative = reader.string(geoNode, field: "\(context) geojson") else { return nil }
@@ -178,10 +203,16 @@ private struct Parser {
                 do {
                     text = try String(contentsOf: url, encoding: .utf8)
                 } catch {
-                    reader.error(geoNode.mark, "\(context): cannot read polygon file \(relative) (\(url.path)): \(Parser.reason(error))")
+                    reader.error(
+                        geoNode.mark,
+                        "\(context): cannot read polygon file \(relative) (\(url.path)): \(Parser.reason(error))"
+                    )
                     return nil
                 }
-                return Place(name: name, condition: .polygon(try polygon(geoNode) { try PolygonCondition(geoJSON: text) }), hysteresis: hysteresis, mark: mark)
+                return Place(
+                    name: name,
+                    condition: .polygon(try polygon(geoNode) { try PolygonCondition(geoJSON: text) }),
+                    hysteresis: hysteresis, mark: mark)
             }
         } catch let failure as PlaceFailure {
             reader.error(failure.mark, "\(context): \(failure.message)")
@@ -206,7 +237,9 @@ private struct Parser {
 
     static func reason(_ error: any Error) -> String {
         let nsError = error as NSError
-        if nsError.domain == NSCocoaErrorDomain, nsError.code == NSFileReadNoSuchFileError { return "no such file" }
+        if nsError.domain == NSCocoaErrorDomain, nsError.code == NSFileReadNoSuchFileError {
+            return "no such file"
+        }
         if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError {
             return String(cString: strerror(Int32(underlying.code)))
         }
@@ -234,31 +267,58 @@ private struct Parser {
 
     mutating func hysteresis(_ node: YAMLNode, context: String) -> HysteresisSettings {
         var settings = HysteresisSettings()
-        guard let members = reader.mapping(node, allowed: Parser.hysteresisKeys, context: context) else { return settings }
-        if let n = members["enter_margin"] { settings.enterMarginMeters = reader.number(n, field: "enter_margin", minimum: 0) }
-        if let n = members["exit_margin"] { settings.exitMarginMeters = reader.number(n, field: "exit_margin", minimum: 0) }
-        if let n = members["accuracy_weight"] { settings.accuracyWeight = reader.number(n, field: "accuracy_weight", minimum: 0) }
+        guard let members = reader.mapping(node, allowed: Parser.hysteresisKeys, context: context) else {
+            return settings
+        }
+        if let n = members["enter_margin"] {
+            settings.enterMarginMeters = reader.number(n, field: "enter_margin", minimum: 0)
+        }
+        if let n = members["exit_margin"] {
+            settings.exitMarginMeters = reader.number(n, field: "exit_margin", minimum: 0)
+        }
+        if let n = members["accuracy_weight"] {
+            settings.accuracyWeight = reader.number(n, field: "accuracy_weight", minimum: 0)
+        }
         if let n = members["confirm"] { settings.confirmationSeconds = reader.duration(n, field: "confirm") }
-        if let n = members["confirm_fixes"] { settings.confirmationFixes = reader.integer(n, field: "confirm_fixes", minimum: 1) }
+        if let n = members["confirm_fixes"] {
+            settings.confirmationFixes = reader.integer(n, field: "confirm_fixes", minimum: 1)
+        }
         if let n = members["max_gap"] { settings.maxGapSeconds = reader.duration(n, field: "max_gap") }
         return settings
     }
 
     mutating func filterSettings(_ node: YAMLNode) -> FilterSettings {
         var settings = FilterSettings()
-        guard let members = reader.mapping(node, allowed: Parser.filterKeys, context: "filter") else { return settings }
-        if let n = members["max_accuracy"] { settings.maxAccuracyMeters = reader.number(n, field: "max_accuracy", minimum: 0, exclusive: true) }
-        if let n = members["max_speed_kmh"] { settings.maxSpeedKilometresPerHour = reader.number(n, field: "max_speed_kmh", minimum: 0, exclusive: true) }
-        if let n = members["expiration"] { settings.expirationSeconds = reader.duration(n, field: "expiration") }
+        guard let members = reader.mapping(node, allowed: Parser.filterKeys, context: "filter") else {
+            return settings
+        }
+        if let n = members["max_accuracy"] {
+            settings.maxAccuracyMeters = reader.number(n, field: "max_accuracy", minimum: 0, exclusive: true)
+        }
+        if let n = members["max_speed_kmh"] {
+            settings.maxSpeedKilometresPerHour = reader.number(
+                n, field: "max_speed_kmh", minimum: 0, exclusive: true)
+        }
+        if let n = members["expiration"] {
+            settings.expirationSeconds = reader.duration(n, field: "expiration")
+        }
         return settings
     }
 
     mutating func visitSettings(_ node: YAMLNode) -> VisitSettings {
         var settings = VisitSettings()
-        guard let members = reader.mapping(node, allowed: Parser.visitKeys, context: "visits") else { return settings }
-        if let n = members["radius"] { settings.radiusMeters = reader.number(n, field: "visits radius", minimum: 0, exclusive: true) }
-        if let n = members["min_duration"] { settings.minimumStaySeconds = reader.duration(n, field: "min_duration") }
-        if let n = members["max_strays"] { settings.maxStrays = reader.integer(n, field: "max_strays", minimum: 0) }
+        guard let members = reader.mapping(node, allowed: Parser.visitKeys, context: "visits") else {
+            return settings
+        }
+        if let n = members["radius"] {
+            settings.radiusMeters = reader.number(n, field: "visits radius", minimum: 0, exclusive: true)
+        }
+        if let n = members["min_duration"] {
+            settings.minimumStaySeconds = reader.duration(n, field: "min_duration")
+        }
+        if let n = members["max_strays"] {
+            settings.maxStrays = reader.integer(n, field: "max_strays", minimum: 0)
+        }
         if let n = members["max_gap"] { settings.maxGapSeconds = reader.duration(n, field: "visits max_gap") }
         return settings
     }
@@ -273,7 +333,9 @@ private struct Parser {
         {
             context = "rule \"\(text)\""
         }
-        guard let members = reader.mapping(node, allowed: Parser.ruleKeys, context: context) else { return nil }
+        guard let members = reader.mapping(node, allowed: Parser.ruleKeys, context: context) else {
+            return nil
+        }
         var ok = true
         var name = fallbackName
         if let node = members["name"], let text = reader.string(node, field: "name") { name = text }
@@ -282,10 +344,15 @@ private struct Parser {
         var trigger: Trigger?
         switch (members["on"], members["commute"]) {
         case (nil, nil):
-            reader.error(node.mark, "\(context) needs a trigger: on: (enter, exit, dwell, visit start, visit end, engine ...) or commute:")
+            reader.error(
+                node.mark,
+                "\(context) needs a trigger: on: (enter, exit, dwell, visit start, visit end, engine ...) or commute:"
+            )
             ok = false
         case (.some, .some):
-            reader.error(members.keyMark("commute") ?? node.mark, "\(context) has both on: and commute:; a commute is its own trigger")
+            reader.error(
+                members.keyMark("commute") ?? node.mark,
+                "\(context) has both on: and commute:; a commute is its own trigger")
             ok = false
         case (let on?, nil):
             trigger = self.trigger(on, after: members["after"], context: context, places: places)
@@ -293,22 +360,34 @@ private struct Parser {
             trigger = self.commute(commute, context: context, places: places)
         }
         if trigger == nil { ok = false }
-        if let after = members["after"], !(trigger.map { if case .dwell = $0 { true } else { false } } ?? true) {
+        if let after = members["after"],
+            !(trigger.map { if case .dwell = $0 { true } else { false } } ?? true)
+        {
             reader.error(after.mark, "\(context): after: only goes with on: dwell")
         }
 
         var guards = Guards()
-        if let when = members["when"], let w = reader.mapping(when, allowed: Parser.whenKeys, context: "\(context) when") {
+        if let when = members["when"],
+            let w = reader.mapping(when, allowed: Parser.whenKeys, context: "\(context) when")
+        {
             if let days = w["days"] { guards.days = self.days(days) }
             if let between = w["between"] { guards.window = reader.window(between, field: "between") }
-            if let once = w["once_a_day"] { guards.oncePerDay = reader.bool(once, field: "once_a_day") ?? false }
-            if let cooldown = w["cooldown"] { guards.cooldownSeconds = reader.duration(cooldown, field: "cooldown") }
+            if let once = w["once_a_day"] {
+                guards.oncePerDay = reader.bool(once, field: "once_a_day") ?? false
+            }
+            if let cooldown = w["cooldown"] {
+                guards.cooldownSeconds = reader.duration(cooldown, field: "cooldown")
+            }
         }
-        if let cooldown = members["cooldown"] { guards.cooldownSeconds = reader.duration(cooldown, field: "cooldown") }
+        if let cooldown = members["cooldown"] {
+            guards.cooldownSeconds = reader.duration(cooldown, field: "cooldown")
+        }
 
         var actions: [RuleAction] = []
         if let log = members["log"] {
-            if case .scalar(let text, let quoted, _) = log, !quoted, ["true", "yes", "stdout"].contains(text.lowercased()) {
+            if case .scalar(let text, let quoted, _) = log, !quoted,
+                ["true", "yes", "stdout"].contains(text.lowercased())
+            {
                 actions.append(.log(path: nil))
             } else if let path = reader.string(log, field: "log") {
                 actions.append(.log(path: path))
@@ -330,14 +409,16 @@ private struct Parser {
                 actions.append(.remind(message: message, repeats: repeats))
             }
             if case .lifecycle? = trigger {
-                reader.error(remind.mark, "\(context): remind: is for arriving or leaving places, not engine events")
+                reader.error(
+                    remind.mark, "\(context): remind: is for arriving or leaving places, not engine events")
             }
         } else if let r = members["repeat"] {
             reader.error(r.mark, "\(context): repeat: only goes with remind:")
         }
         if actions.isEmpty, case .commute? = trigger {
             // A commute with no action is still recorded in the store and printed by replay.
-        } else if actions.isEmpty, ok, members["log"] == nil, members["run"] == nil, members["remind"] == nil {
+        } else if actions.isEmpty, ok, members["log"] == nil, members["run"] == nil, members["remind"] == nil
+        {
             reader.error(node.mark, "\(context) has no action: add log:, run: or remind:")
         }
         guard ok, let trigger else { return nil }
@@ -354,7 +435,9 @@ private struct Parser {
                 return nil
             }
             guard places.contains(name) else {
-                reader.error(node.mark, "\(context): unknown place \"\(name)\"" + DidYouMean.hint(for: name, among: places))
+                reader.error(
+                    node.mark,
+                    "\(context): unknown place \"\(name)\"" + DidYouMean.hint(for: name, among: places))
                 return nil
             }
             return name
@@ -380,10 +463,17 @@ private struct Parser {
                 "tracking-paused": .inputPaused, "tracking-resumed": .inputResumed,
             ]
             if let kind = aliases[phrase] { return .lifecycle(kind) }
-            reader.error(node.mark, "\(context): unknown trigger \"\(text)\"" + DidYouMean.hint(for: words.joined(separator: " "), among: aliases.keys.sorted().map { $0.replacingOccurrences(of: "-", with: " ") }))
+            reader.error(
+                node.mark,
+                "\(context): unknown trigger \"\(text)\""
+                    + DidYouMean.hint(
+                        for: words.joined(separator: " "),
+                        among: aliases.keys.sorted().map { $0.replacingOccurrences(of: "-", with: " ") }))
             return nil
         default:
-            let known = ["enter", "exit", "dwell", "visit start", "visit end", "engine started", "input paused"]
+            let known = [
+                "enter", "exit", "dwell", "visit start", "visit end", "engine started", "input paused",
+            ]
             reader.error(
                 node.mark,
                 "\(context): unknown trigger \"\(text)\": use enter PLACE, exit PLACE, dwell PLACE (with after:), visit start PLACE, visit end PLACE, or an engine event"
@@ -393,7 +483,8 @@ private struct Parser {
     }
 
     mutating func commute(_ node: YAMLNode, context: String, places: [String]) -> Trigger? {
-        guard let members = reader.mapping(node, allowed: Parser.commuteKeys, context: "\(context) commute") else { return nil }
+        guard let members = reader.mapping(node, allowed: Parser.commuteKeys, context: "\(context) commute")
+        else { return nil }
         func placeName(_ key: String) -> String? {
             guard let n = members[key] else {
                 reader.error(node.mark, "\(context) commute needs \(key):")
@@ -401,7 +492,9 @@ private struct Parser {
             }
             guard let name = reader.string(n, field: key) else { return nil }
             guard places.contains(name) else {
-                reader.error(n.mark, "\(context): unknown place \"\(name)\"" + DidYouMean.hint(for: name, among: places))
+                reader.error(
+                    n.mark,
+                    "\(context): unknown place \"\(name)\"" + DidYouMean.hint(for: name, among: places))
                 return nil
             }
             return name
@@ -413,7 +506,9 @@ private struct Parser {
         if let n = members["max"] { max = reader.duration(n, field: "max") }
         guard let from, let to, let max else { return nil }
         if from == to {
-            reader.error(members["to"]?.mark ?? node.mark, "\(context): a commute needs two different places, not \(from) to \(to)")
+            reader.error(
+                members["to"]?.mark ?? node.mark,
+                "\(context): a commute needs two different places, not \(from) to \(to)")
             return nil
         }
         return .commute(CommuteSpec(from: from, to: to, window: window, maxSeconds: max))
@@ -425,7 +520,8 @@ private struct Parser {
             "sat": [.saturday], "sun": [.sunday],
             "monday": [.monday], "tuesday": [.tuesday], "wednesday": [.wednesday], "thursday": [.thursday],
             "friday": [.friday], "saturday": [.saturday], "sunday": [.sunday],
-            "weekdays": [.monday, .tuesday, .wednesday, .thursday, .friday], "weekends": [.saturday, .sunday],
+            "weekdays": [.monday, .tuesday, .wednesday, .thursday, .friday],
+            "weekends": [.saturday, .sunday],
         ]
         let items: [YAMLNode]
         switch node {
@@ -443,7 +539,10 @@ private struct Parser {
             if let days = names[text.lowercased()] {
                 result.formUnion(days)
             } else {
-                reader.error(item.mark, "unknown day \"\(text)\"" + DidYouMean.hint(for: text.lowercased(), among: names.keys.sorted()))
+                reader.error(
+                    item.mark,
+                    "unknown day \"\(text)\""
+                        + DidYouMean.hint(for: text.lowercased(), among: names.keys.sorted()))
             }
         }
         return result
@@ -451,7 +550,10 @@ private struct Parser {
 
     mutating func arguments(_ node: YAMLNode, context: String) -> [String]? {
         guard case .sequence(let items, _) = node else {
-            reader.error(node.mark, "\(context): run: must be a list of arguments like [program, arg], never a shell command line")
+            reader.error(
+                node.mark,
+                "\(context): run: must be a list of arguments like [program, arg], never a shell command line"
+            )
             return nil
         }
         guard !items.isEmpty else {
@@ -461,7 +563,8 @@ private struct Parser {
         var arguments: [String] = []
         for item in items {
             guard case .scalar(let text, _, _) = item else {
-                reader.error(item.mark, "\(context): each argument of run: must be text, not \(item.kindName)")
+                reader.error(
+                    item.mark, "\(context): each argument of run: must be text, not \(item.kindName)")
                 return nil
             }
             arguments.append(text)

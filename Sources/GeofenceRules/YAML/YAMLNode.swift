@@ -11,10 +11,12 @@ public struct SourceMark: Hashable, Sendable, Comparable, CustomStringConvertibl
         self.column = column
     }
 
+    /// Orders values the natural way (earlier first).
     public static func < (lhs: SourceMark, rhs: SourceMark) -> Bool {
         (lhs.line, lhs.column) < (rhs.line, rhs.column)
     }
 
+    /// A readable form, for logs and messages.
     public var description: String { "\(line):\(column)" }
 }
 
@@ -39,7 +41,9 @@ public indirect enum YAMLNode: Sendable, Equatable {
 
     /// Whether this is a plain `null`, `~` or empty scalar.
     public var isNull: Bool {
-        if case .scalar(let text, false, _) = self { return ["", "~", "null", "Null", "NULL"].contains(text) }
+        if case .scalar(let text, false, _) = self {
+            return ["", "~", "null", "Null", "NULL"].contains(text)
+        }
         return false
     }
 
@@ -52,13 +56,16 @@ public indirect enum YAMLNode: Sendable, Equatable {
         }
     }
 
+    /// Whether two values are the same.
     public static func == (lhs: YAMLNode, rhs: YAMLNode) -> Bool {
         switch (lhs, rhs) {
         case (.scalar(let a, let qa, let ma), .scalar(let b, let qb, let mb)): a == b && qa == qb && ma == mb
         case (.sequence(let a, let ma), .sequence(let b, let mb)): a == b && ma == mb
         case (.mapping(let a, let ma), .mapping(let b, let mb)):
             ma == mb && a.count == b.count
-                && zip(a, b).allSatisfy { $0.key == $1.key && $0.keyMark == $1.keyMark && $0.value == $1.value }
+                && zip(a, b).allSatisfy {
+                    $0.key == $1.key && $0.keyMark == $1.keyMark && $0.value == $1.value
+                }
         default: false
         }
     }

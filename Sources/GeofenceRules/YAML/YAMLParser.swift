@@ -18,7 +18,8 @@ public enum YAMLParser {
     public static func parse(_ text: String) throws(YAMLSyntaxError) -> YAMLNode {
         var parser = yaml_parser_t()
         guard yaml_parser_initialize(&parser) == 1 else {
-            throw YAMLSyntaxError(message: "cannot initialise the YAML parser", mark: SourceMark(line: 1, column: 1))
+            throw YAMLSyntaxError(
+                message: "cannot initialise the YAML parser", mark: SourceMark(line: 1, column: 1))
         }
         defer { yaml_parser_delete(&parser) }
         let bytes = Array(text.utf8)
@@ -48,19 +49,27 @@ public enum YAMLParser {
     private struct TreeBuilder {
         private enum Open {
             case sequence([YAMLNode], SourceMark, anchor: String?)
-            case mapping([(key: String, keyMark: SourceMark, value: YAMLNode)], pendingKey: (String, SourceMark)?, SourceMark, anchor: String?)
+            case mapping(
+                [(key: String, keyMark: SourceMark, value: YAMLNode)], pendingKey: (String, SourceMark)?,
+                SourceMark, anchor: String?)
         }
         private var stack: [Open] = []
         private var anchors: [String: YAMLNode] = [:]
         var root: YAMLNode?
 
         mutating func consume(_ event: yaml_event_t) throws(YAMLSyntaxError) {
-            let mark = SourceMark(line: Int(event.start_mark.line) + 1, column: Int(event.start_mark.column) + 1)
+            let mark = SourceMark(
+                line: Int(event.start_mark.line) + 1, column: Int(event.start_mark.column) + 1)
             switch event.type {
             case YAML_SCALAR_EVENT:
                 let scalar = event.data.scalar
-                let text = scalar.value.map { String(decoding: UnsafeBufferPointer(start: $0, count: scalar.length), as: UTF8.self) } ?? ""
-                let quoted = scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE || scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE
+                let text =
+                    scalar.value.map {
+                        String(decoding: UnsafeBufferPointer(start: $0, count: scalar.length), as: UTF8.self)
+                    } ?? ""
+                let quoted =
+                    scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE
+                    || scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE
                     || scalar.style == YAML_LITERAL_SCALAR_STYLE || scalar.style == YAML_FOLDED_SCALAR_STYLE
                 let node = YAMLNode.scalar(text, quoted: quoted, mark: mark)
                 if let anchor = scalar.anchor { anchors[String(cString: anchor)] = node }
@@ -72,9 +81,13 @@ public enum YAMLParser {
                 }
                 try add(node)
             case YAML_SEQUENCE_START_EVENT:
-                stack.append(.sequence([], mark, anchor: event.data.sequence_start.anchor.map { String(cString: $0) }))
+                stack.append(
+                    .sequence([], mark, anchor: event.data.sequence_start.anchor.map { String(cString: $0) }))
             case YAML_MAPPING_START_EVENT:
-                stack.append(.mapping([], pendingKey: nil, mark, anchor: event.data.mapping_start.anchor.map { String(cString: $0) }))
+                stack.append(
+                    .mapping(
+                        [], pendingKey: nil, mark,
+                        anchor: event.data.mapping_start.anchor.map { String(cString: $0) }))
             case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
                 guard let open = stack.popLast() else { return }
                 let node: YAMLNode
@@ -112,7 +125,9 @@ public enum YAMLParser {
                     stack.append(.mapping(pairs, pendingKey: nil, mark, anchor: anchor))
                 } else {
                     guard case .scalar(let key, _, let keyMark) = node else {
-                        throw YAMLSyntaxError(message: "a mapping key must be a plain value, not \(node.kindName)", mark: node.mark)
+                        throw YAMLSyntaxError(
+                            message: "a mapping key must be a plain value, not \(node.kindName)",
+                            mark: node.mark)
                     }
                     stack.append(.mapping(pairs, pendingKey: (key, keyMark), mark, anchor: anchor))
                 }

@@ -38,7 +38,10 @@ final class ActionExecutor: Sendable {
                     continue
                 }
                 let level: LogEntry.Level = result.succeeded ? .info : .warning
-                log.write(level, "hook \(completion.hook.id) (\(completion.hook.arguments.first ?? "")): \(result.summary)")
+                log.write(
+                    level,
+                    "hook \(completion.hook.id) (\(completion.hook.arguments.first ?? "")): \(result.summary)"
+                )
                 do {
                     try store.markDone(completion.hook.id, outcome: result.outcome)
                 } catch {
@@ -56,7 +59,8 @@ final class ActionExecutor: Sendable {
             action = try EngineJSON.decoder().decode(FiredAction.self, from: Data(outbox.payloadJSON.utf8))
         } catch {
             log.error("outbox action \(outbox.id) cannot be read (\(error)); marked failed")
-            try? store.markDone(outbox.id, outcome: ActionOutcome(succeeded: false, message: "unreadable payload"))
+            try? store.markDone(
+                outbox.id, outcome: ActionOutcome(succeeded: false, message: "unreadable payload"))
             return
         }
         switch action.kind {
@@ -122,7 +126,8 @@ final class ActionExecutor: Sendable {
 
     private func say(_ action: FiredAction, _ what: String) {
         let subject = action.place.map { " \($0)" } ?? ""
-        let line = "\(EngineJSON.timestamp(action.date))  \(action.device)  -> [\(action.rule)] \(what) (on \(action.transition)\(subject))\n"
+        let line =
+            "\(EngineJSON.timestamp(action.date))  \(action.device)  -> [\(action.rule)] \(what) (on \(action.transition)\(subject))\n"
         FileHandle.standardOutput.write(Data(line.utf8))
     }
 
@@ -132,7 +137,10 @@ final class ActionExecutor: Sendable {
         let full = path.hasPrefix("/") ? path : rulesDirectory + "/" + path
         let line: String
         do {
-            line = try EngineJSON.line(action.commute == nil ? "action" : "commute", action.commute.map(AnyEncodable.commute) ?? AnyEncodable.action(action)) + "\n"
+            line =
+                try EngineJSON.line(
+                    action.commute == nil ? "action" : "commute",
+                    action.commute.map(AnyEncodable.commute) ?? AnyEncodable.action(action)) + "\n"
         } catch {
             return ActionOutcome(succeeded: false, message: "cannot encode: \(error)")
         }

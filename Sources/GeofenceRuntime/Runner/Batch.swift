@@ -23,17 +23,21 @@ struct Batch {
         var step = Step()
         for name in changedDevices.sorted() {
             guard let device = pipeline.state.devices[name] else { continue }
-            step.states.append(DeviceState(device: name, state: try stateEncoder.encode(device), updatedAt: now))
+            step.states.append(
+                DeviceState(device: name, state: try stateEncoder.encode(device), updatedAt: now))
         }
         if engineChanged {
             step.states.append(
-                DeviceState(device: Runner.engineStateKey, state: try stateEncoder.encode(pipeline.state.engine), updatedAt: now))
+                DeviceState(
+                    device: Runner.engineStateKey, state: try stateEncoder.encode(pipeline.state.engine),
+                    updatedAt: now))
         }
         for output in outputs {
             for event in output.placeEvents {
                 step.events.append(
                     StoredEvent(
-                        id: event.id, device: event.device, kind: event.transition, place: event.place, date: event.date,
+                        id: event.id, device: event.device, kind: event.transition, place: event.place,
+                        date: event.date,
                         confirmedAt: event.confirmedAt, json: try EngineJSON.line("event", event)))
             }
             for commute in output.commutes {
@@ -55,7 +59,8 @@ struct Batch {
                         ReminderDelivery(rule: action.rule, device: action.device, key: action.id, at: now))
                 }
                 let payload = String(decoding: try encoder.encode(action), as: UTF8.self)
-                step.actions.append(OutboxAction(id: action.id, kind: kind, payloadJSON: payload, createdAt: now))
+                step.actions.append(
+                    OutboxAction(id: action.id, kind: kind, payloadJSON: payload, createdAt: now))
             }
         }
         step.inputPositions = positions.keys.sorted().compactMap { positions[$0] }

@@ -15,7 +15,10 @@ final class InputThread: @unchecked Sendable {
     private let pollSeconds: Double
     private var thread: Thread?
 
-    init(input: RunConfiguration.Input, queue: RecordQueue, startPosition: FilePosition?, history: Bool, pollSeconds: Double) {
+    init(
+        input: RunConfiguration.Input, queue: RecordQueue, startPosition: FilePosition?, history: Bool,
+        pollSeconds: Double
+    ) {
         self.input = input
         self.queue = queue
         self.startPosition = startPosition
@@ -40,7 +43,9 @@ final class InputThread: @unchecked Sendable {
         do {
             while let lines = try reader.next() {
                 let texts = lines.map { (text: $0.isTooLong ? nil : $0.text, number: $0.number) }
-                guard queue.put(.lines(input: input.name, lines: texts, position: nil, live: !history)) else { return }
+                guard queue.put(.lines(input: input.name, lines: texts, position: nil, live: !history)) else {
+                    return
+                }
             }
             queue.put(.ended(input: input.name, failure: nil))
         } catch {
@@ -61,11 +66,16 @@ final class InputThread: @unchecked Sendable {
                 switch update {
                 case .lines(let lines, let position):
                     let texts = lines.map { (text: $0.isTooLong ? nil : $0.text, number: $0.number) }
-                    let live = !history && !backlog.contains(identity: position.identity, offset: position.offset)
+                    let live =
+                        !history && !backlog.contains(identity: position.identity, offset: position.offset)
                     let stored = position.inputPosition(input: input.name)
-                    guard queue.put(.lines(input: input.name, lines: texts, position: stored, live: live)) else { return }
+                    guard queue.put(.lines(input: input.name, lines: texts, position: stored, live: live))
+                    else { return }
                 case .event(let event):
-                    queue.put(.note(input: input.name, message: InputThread.describe(event), level: InputThread.level(event)))
+                    queue.put(
+                        .note(
+                            input: input.name, message: InputThread.describe(event),
+                            level: InputThread.level(event)))
                 }
             }
             queue.put(.ended(input: input.name, failure: nil))

@@ -20,6 +20,8 @@ struct RunLog: Sendable {
 /// Wall-clock time for log lines.
 enum EngineJSONTime {
     static func now() -> String {
-        Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false).timeZone(separator: .omitted))
+        Date().formatted(
+            .iso8601.year().month().day().time(includingFractionalSeconds: false).timeZone(
+                separator: .omitted))
     }
 }

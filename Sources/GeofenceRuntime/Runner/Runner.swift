@@ -62,7 +62,8 @@ public final class Runner: @unchecked Sendable {
         pipeline = Pipeline(rules: rules, state: state)
         let rulesDirectory = URL(fileURLWithPath: configuration.rulesPath).deletingLastPathComponent().path
         hooks = HookRunner(
-            configuration: HookRunner.Configuration(maxConcurrent: configuration.hookSlots, workingDirectory: rulesDirectory))
+            configuration: HookRunner.Configuration(
+                maxConcurrent: configuration.hookSlots, workingDirectory: rulesDirectory))
         executor = ActionExecutor(store: store, hooks: hooks, rulesDirectory: rulesDirectory, log: log)
     }
 
@@ -84,7 +85,9 @@ public final class Runner: @unchecked Sendable {
         // Actions a crash left behind run first, with their original ids.
         do {
             let pending = try store.pendingActions()
-            if !pending.isEmpty { log.info("re-running \(pending.count) action(s) left unfinished by the last run") }
+            if !pending.isEmpty {
+                log.info("re-running \(pending.count) action(s) left unfinished by the last run")
+            }
             for action in pending { executor.execute(action) }
         } catch {
             log.error("cannot read the outbox: \(error)")
@@ -134,7 +137,9 @@ public final class Runner: @unchecked Sendable {
         queue.close()
         lifecycle(.stopped, detail: nil)
         if !executor.waitForHooks(seconds: flags().stop ? configuration.graceSeconds : .infinity) {
-            log.warning("hooks still running after the grace period are stopped and handed back: they run again at the next start")
+            log.warning(
+                "hooks still running after the grace period are stopped and handed back: they run again at the next start"
+            )
             executor.handBack()
             // They end within the hook runner's own grace (SIGTERM, then SIGKILL); the margin is
             // for a process stuck in the kernel, which nothing can hurry.
@@ -172,7 +177,9 @@ public final class Runner: @unchecked Sendable {
                         if record.fix != nil { noteFix(from: input, batch: &batch) }
                         if let output = pipeline.process(record, arrivedAt: arrivedAt) {
                             if let reason = output.dropped, let fix = record.fix {
-                                log.verbose("dropped fix \(EngineJSON.timestamp(fix.timestamp)) from \(input): \(reason.rawValue)")
+                                log.verbose(
+                                    "dropped fix \(EngineJSON.timestamp(fix.timestamp)) from \(input): \(reason.rawValue)"
+                                )
                             }
                             batch.add(output, device: output.device)
                         }
@@ -190,7 +197,9 @@ public final class Runner: @unchecked Sendable {
                 if let failure {
                     failed = true
                     log.error("input \(input) failed: \(failure)")
-                    batch.add(pipeline.lifecycle(.inputFailed, at: Date(), detail: "\(input): \(failure)"), device: nil)
+                    batch.add(
+                        pipeline.lifecycle(.inputFailed, at: Date(), detail: "\(input): \(failure)"),
+                        device: nil)
                 }
             }
         }
@@ -228,7 +237,9 @@ public final class Runner: @unchecked Sendable {
         do {
             let pruned = try store.prune(before: now.addingTimeInterval(-keep))
             if pruned.logLines + pruned.results > 0 {
-                log.info("pruned \(pruned.logLines) log lines and \(pruned.results) hook results older than \(Duration.text(keep))")
+                log.info(
+                    "pruned \(pruned.logLines) log lines and \(pruned.results) hook results older than \(Duration.text(keep))"
+                )
             }
         } catch {
             log.warning("cannot prune the store: \(error)")
@@ -238,7 +249,8 @@ public final class Runner: @unchecked Sendable {
     private func lifecycle(_ kind: LifecycleKind, detail: String?) {
         var batch = Batch()
         batch.add(pipeline.lifecycle(kind, at: Date(), detail: detail), device: nil)
-        batch.lifecycle.append(LogEntry(at: Date(), level: .info, kind: kind.rawValue, message: detail ?? kind.rawValue))
+        batch.lifecycle.append(
+            LogEntry(at: Date(), level: .info, kind: kind.rawValue, message: detail ?? kind.rawValue))
         commit(batch)
     }
 
@@ -298,5 +310,6 @@ public final class Runner: @unchecked Sendable {
 public struct RunError: Error, CustomStringConvertible {
     /// What went wrong.
     public var message: String
+    /// A readable form, for logs and messages.
     public var description: String { message }
 }

@@ -304,7 +304,8 @@ public final class Store: Sendable {
                 try database.run("DELETE FROM log WHERE at < ?", [cutoff])
                 let logLines = database.changes
                 try database.run(
-                    "UPDATE outbox SET result_json = NULL WHERE finished_at < ? AND result_json IS NOT NULL", [cutoff])
+                    "UPDATE outbox SET result_json = NULL WHERE finished_at < ? AND result_json IS NOT NULL",
+                    [cutoff])
                 return (logLines, database.changes)
             }
         }
