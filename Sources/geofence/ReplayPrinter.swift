@@ -57,15 +57,7 @@ struct ReplayPrinter: Sendable {
 
     // MARK: Table rows
 
-    private func clock(_ date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let p = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        return String(
-            format: "%04d-%02d-%02d %02d:%02d:%02d", p.year ?? 0, p.month ?? 0, p.day ?? 0, p.hour ?? 0,
-            p.minute ?? 0,
-            p.second ?? 0)
-    }
+    private func clock(_ date: Date) -> String { EngineJSON.localClock(date, in: timeZone) }
 
     private func pad(_ text: String, _ width: Int) -> String {
         text.count >= width ? text : text + String(repeating: " ", count: width - text.count)

@@ -13,10 +13,13 @@ final class ActionExecutor: Sendable {
     private let hooks: HookRunner
     private let rulesDirectory: String
     private let log: RunLog
+    /// The zone action lines are printed in (the rules file's).
+    private let timeZone: TimeZone
     /// Hooks submitted and not yet marked done.
     private let inFlight = Mutex(0)
 
-    init(store: Store, hooks: HookRunner, rulesDirectory: String, log: RunLog) {
+    init(store: Store, hooks: HookRunner, rulesDirectory: String, log: RunLog, timeZone: TimeZone) {
+        self.timeZone = timeZone
         self.store = store
         self.hooks = hooks
         self.rulesDirectory = rulesDirectory
@@ -127,7 +130,7 @@ final class ActionExecutor: Sendable {
     private func say(_ action: FiredAction, _ what: String) {
         let subject = action.place.map { " \($0)" } ?? ""
         let line =
-            "\(EngineJSON.timestamp(action.date))  \(action.device)  -> [\(action.rule)] \(what) (on \(action.transition)\(subject))\n"
+            "\(EngineJSON.localClock(action.date, in: timeZone))  \(action.device)  -> [\(action.rule)] \(what) (on \(action.transition)\(subject))\n"
         FileHandle.standardOutput.write(Data(line.utf8))
     }
 

@@ -64,7 +64,8 @@ public final class Runner: @unchecked Sendable {
         hooks = HookRunner(
             configuration: HookRunner.Configuration(
                 maxConcurrent: configuration.hookSlots, workingDirectory: rulesDirectory))
-        executor = ActionExecutor(store: store, hooks: hooks, rulesDirectory: rulesDirectory, log: log)
+        executor = ActionExecutor(
+            store: store, hooks: hooks, rulesDirectory: rulesDirectory, log: log, timeZone: rules.timeZone)
     }
 
     /// The key under which the engine-level rule state is saved among the devices.
