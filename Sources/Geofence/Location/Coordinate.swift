@@ -76,5 +76,9 @@ extension Coordinate: Codable {
 
 extension Coordinate: CustomStringConvertible {
     /// A readable form, for logs and messages.
-    public var description: String { "(\(latitude), \(longitude))" }
+    public var description: String {
+        // Six decimals is 11 cm: finer digits are noise from arithmetic, not position.
+        func short(_ value: Double) -> Double { (value * 1e6).rounded() / 1e6 }
+        return "(\(short(latitude)), \(short(longitude)))"
+    }
 }
