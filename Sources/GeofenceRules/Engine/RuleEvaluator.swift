@@ -118,8 +118,8 @@ public struct RuleEvaluator: Sendable {
                 finishCommute(
                     rule, spec, open: open, end: occurrence.date, reason: nil, at: occurrence.date,
                     device: occurrence.device, coordinate: occurrence.coordinate,
-                    accuracy: occurrence.accuracy,
-                    state: &state, output: &output)
+                    accuracy: occurrence.accuracy, output: &output)
+                note(rule, at: occurrence.date, state: &state)
             } else if spec.from == place {
                 state.openCommutes[rule.name] = nil
                 finishCommute(
@@ -133,8 +133,7 @@ public struct RuleEvaluator: Sendable {
     private func finishCommute(
         _ rule: Rule, _ spec: CommuteSpec, open: RuleState.OpenCommute, end: Date?, reason: String?,
         at date: Date,
-        device: String, coordinate: Coordinate? = nil, accuracy: Double? = nil, state: inout RuleState,
-        output: inout Output
+        device: String, coordinate: Coordinate? = nil, accuracy: Double? = nil, output: inout Output
     ) {
         let id = StableID.make([device, rule.name, "commute", StableID.milliseconds(open.start)])
         let record = CommuteRecord(
@@ -153,20 +152,6 @@ public struct RuleEvaluator: Sendable {
                     date: date,
                     coordinate: coordinate, accuracy: accuracy, device: device, commute: record))
         }
-        if end != nil {
-            note(rule, at: date, state: &state)
-        }
-    }
-
-    private func finishCommute(
-        _ rule: Rule, _ spec: CommuteSpec, open: RuleState.OpenCommute, end: Date?, reason: String?,
-        at date: Date,
-        device: String, output: inout Output
-    ) {
-        var unused = RuleState()
-        finishCommute(
-            rule, spec, open: open, end: end, reason: reason, at: date, device: device, state: &unused,
-            output: &output)
     }
 
     // MARK: Firing
