@@ -144,3 +144,37 @@ import Testing
         }
     }
 }
+
+@Suite struct MultiDeviceTests {
+    /// Two phones in one input, interleaved fix by fix, one living the synthetic day and one staying
+    /// home: each has its own monitor, states and commutes.
+    @Test func eachDeviceHasItsOwnStatesAndCommutes() throws {
+        let rulesPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Rules/commute.yaml").standardized.path
+        let rules = try RulesLoader.load(path: rulesPath).get()
+        let day = SyntheticDay()
+        let commuter = day.fixes().map { fix -> Fix in
+            var copy = fix
+            copy.deviceId = "jane/phone"
+            return copy
+        }
+        let stayer = day.fixes().map { fix -> Fix in
+            Fix(
+                timestamp: fix.timestamp.addingTimeInterval(1), coordinate: day.coordinate(of: .home),
+                horizontalAccuracy: 10, deviceId: "bob/phone")
+        }
+        var pipeline = Pipeline(rules: rules)
+        var outputs: [PipelineOutput] = []
+        for (a, b) in zip(commuter, stayer) {
+            outputs.append(pipeline.process(a, arrivedAt: nil))
+            outputs.append(pipeline.process(b, arrivedAt: nil))
+        }
+        let commutes = outputs.flatMap(\.commutes)
+        #expect(Set(commutes.map(\.device)) == ["jane/phone"])
+        #expect(commutes.count == 2)
+        let bobsEvents = outputs.flatMap(\.placeEvents).filter { $0.device == "bob/phone" }
+        #expect(bobsEvents.allSatisfy { $0.transition == "determined" })
+        #expect(bobsEvents.count == 4)
+        #expect(Set(pipeline.state.devices.keys) == ["jane/phone", "bob/phone"])
+    }
+}
