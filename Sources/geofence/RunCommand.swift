@@ -113,11 +113,13 @@ enum RunCommand {
             }
             if inputPaths.contains(MQTTSettings.inputName) {
                 throw CommandError(
-                    message: "an input file named '\(MQTTSettings.inputName)' would share the MQTT input's name; give it as ./mqtt",
+                    message:
+                        "an input file named '\(MQTTSettings.inputName)' would share the MQTT input's name; give it as ./mqtt",
                     status: 2)
             }
         } else if mqttPublish || mqttClientID != nil || mqttTopic != MQTTSettings.defaultTopic {
-            throw CommandError(message: "--mqtt-topic, --mqtt-publish and --mqtt-client-id need --mqtt URL", status: 2)
+            throw CommandError(
+                message: "--mqtt-topic, --mqtt-publish and --mqtt-client-id need --mqtt URL", status: 2)
         }
         if inputPaths.filter({ $0 == "-" }).count > 1 {
             throw CommandError(message: "standard input can be read only once", status: 2)

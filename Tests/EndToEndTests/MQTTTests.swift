@@ -14,12 +14,13 @@ private enum MQTTDay {
     /// message before it has been processed (QoS 1 messages on one topic arrive in order).
     static let endMarker = "end of the day"
 
-    static let rules = "timezone: Europe/London\n" + DayFixtures.places + """
+    static let rules =
+        "timezone: Europe/London\n" + DayFixtures.places + """
 
-        rules:
-          - { name: arrived home, on: enter home, log: true }
+            rules:
+              - { name: arrived home, on: enter home, log: true }
 
-        """
+            """
 
     /// The day's NDJSON fixes as OwnTracks `location` messages: lat, lon, tst in seconds, acc.
     static func ownTracks(_ day: [String]) throws -> [String] {
@@ -36,8 +37,10 @@ private enum MQTTDay {
 
     /// What `geofence replay` prints for the day as the device `jane/phone`.
     static func replayed(_ day: [String], in scratch: Scratch) throws -> [[String: Any]] {
-        try scratch.write("day.ndjson", day.map { DayFixtures.withDevice($0, device) }.joined(separator: "\n") + "\n")
-        return try DayFixtures.replay(rules: scratch.file("rules.yaml"), input: scratch.file("day.ndjson"), in: scratch)
+        try scratch.write(
+            "day.ndjson", day.map { DayFixtures.withDevice($0, device) }.joined(separator: "\n") + "\n")
+        return try DayFixtures.replay(
+            rules: scratch.file("rules.yaml"), input: scratch.file("day.ndjson"), in: scratch)
     }
 
     /// `geofence run rules.yaml --mqtt ... --history` against `broker`, subscribed once started.
@@ -116,7 +119,8 @@ extension EndToEnd {
         let received = scratch.file("received.txt")
         let subscriber = try broker.subscribe("owntracks/+/+/event", client: "e2e-listener", to: received)
         defer { end(subscriber) }
-        let run = try MQTTDay.run(broker: broker, client: "geofence-e2e-publish", in: scratch, extra: ["--mqtt-publish"])
+        let run = try MQTTDay.run(
+            broker: broker, client: "geofence-e2e-publish", in: scratch, extra: ["--mqtt-publish"])
         try broker.publish(try MQTTDay.ownTracks(day) + [MQTTDay.endMarker], topic: MQTTDay.topic)
         try MQTTDay.waitForMarker(day.count + 1, of: run)
         try waitUntil("\(expected.count) transitions at the subscriber\n\(Scratch.read(received))") {
@@ -156,7 +160,8 @@ extension EndToEnd {
 
         let broker = try Broker(in: scratch)
         let run = try MQTTDay.run(broker: broker, client: client, in: scratch)
-        try broker.publish(Array(messages[..<half]) + [MQTTDay.endMarker], topic: MQTTDay.topic, name: "morning")
+        try broker.publish(
+            Array(messages[..<half]) + [MQTTDay.endMarker], topic: MQTTDay.topic, name: "morning")
         try MQTTDay.waitForMarker(half + 1, of: run)
 
         try broker.stop()
@@ -165,8 +170,10 @@ extension EndToEnd {
         }
         try broker.start()
         try broker.waitForSubscription(of: client)
-        #expect(run.stderr.contains("reconnected to mqtt://127.0.0.1:\(broker.port)"), "stderr:\n\(run.stderr)")
-        try broker.publish(Array(messages[half...]) + [MQTTDay.endMarker], topic: MQTTDay.topic, name: "evening")
+        #expect(
+            run.stderr.contains("reconnected to mqtt://127.0.0.1:\(broker.port)"), "stderr:\n\(run.stderr)")
+        try broker.publish(
+            Array(messages[half...]) + [MQTTDay.endMarker], topic: MQTTDay.topic, name: "evening")
         try MQTTDay.waitForMarker(messages.count + 2, of: run)
         #expect(try MQTTDay.stopAndReadEvents(run, in: scratch) == expected)
     }
@@ -182,7 +189,8 @@ extension EndToEnd {
         let home = (0..<10).map { step in
             #"{"_type":"location","lat":51.5007,"lon":-0.1246,"tst":\#(start + Int64(step) * 30),"acc":10}"#
         }
-        try broker.publish([#"{"_type":"location","lat":51.5,"lon":"#], topic: "owntracks/bob/tablet", name: "broken")
+        try broker.publish(
+            [#"{"_type":"location","lat":51.5,"lon":"#], topic: "owntracks/bob/tablet", name: "broken")
         try broker.publish(home, topic: MQTTDay.topic, name: "home")
         try waitUntil("the fixes after the malformed message\n\(run.stdout)\n\(run.stderr)") {
             run.stdout.contains("jane/phone  inside home (first determination)")

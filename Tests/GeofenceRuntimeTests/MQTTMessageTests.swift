@@ -9,10 +9,16 @@ struct MQTTMessageTests {
     /// The topic is added as the last member, so that it names the device even when the payload
     /// carries a topic of its own; whitespace and an empty object are handled.
     @Test(arguments: [
-        (#"{"_type":"location","lat":1,"lon":2,"tst":3}"#, #"{"_type":"location","lat":1,"lon":2,"tst":3,"topic":"owntracks/jane/phone"}"#),
+        (
+            #"{"_type":"location","lat":1,"lon":2,"tst":3}"#,
+            #"{"_type":"location","lat":1,"lon":2,"tst":3,"topic":"owntracks/jane/phone"}"#
+        ),
         (" {\"a\":1 }\n", #"{"a":1 ,"topic":"owntracks/jane/phone"}"#),
         ("{ }", #"{ "topic":"owntracks/jane/phone"}"#),
-        (#"{"topic":"owntracks/eve/spoof"}"#, #"{"topic":"owntracks/eve/spoof","topic":"owntracks/jane/phone"}"#),
+        (
+            #"{"topic":"owntracks/eve/spoof"}"#,
+            #"{"topic":"owntracks/eve/spoof","topic":"owntracks/jane/phone"}"#
+        ),
         ("not json", "not json"),
         ("", ""),
     ])
@@ -32,7 +38,8 @@ struct MQTTMessageTests {
     @Test func theDecoderNamesTheDeviceFromTheTopic() throws {
         var decoder = LineDecoder(format: .owntracks, source: "mqtt")
         let line = OwnTracksMessage.line(
-            payload: Array(#"{"_type":"location","lat":51.5,"lon":-0.12,"tst":1772521200,"tid":"jp","topic":"x"}"#.utf8),
+            payload: Array(
+                #"{"_type":"location","lat":51.5,"lon":-0.12,"tst":1772521200,"tid":"jp","topic":"x"}"#.utf8),
             topic: "owntracks/jane/phone")
         let record = try #require(try decoder.decode(line, number: 1).get())
         #expect(record.fix?.deviceId == "jane/phone")
@@ -43,7 +50,8 @@ struct MQTTMessageTests {
     /// member for what is unknown.
     @Test func aTransitionIsEncodedWithOwnTracksNames() throws {
         let message = OwnTracksTransitionMessage(
-            event: "leave", desc: "home", tst: 1_772_524_843, wtst: 1_772_000_000, lat: 51.500292, lon: -0.117127,
+            event: "leave", desc: "home", tst: 1_772_524_843, wtst: 1_772_000_000, lat: 51.500292,
+            lon: -0.117127,
             acc: 30, tid: nil)
         let text = String(decoding: try message.json(), as: UTF8.self)
         #expect(
@@ -64,7 +72,8 @@ struct MQTTMessageTests {
             url: "mqtts://jane@broker.lan", environment: ["GEOFENCE_MQTT_PASSWORD": "s3cret"])
         #expect(secure.port == 8883 && secure.usesTLS && secure.username == "jane")
         #expect(secure.password == "s3cret" && !secure.passwordInURL)
-        #expect(!secure.description.contains("s3cret") && secure.redactedURL == "mqtts://jane@broker.lan:8883")
+        #expect(
+            !secure.description.contains("s3cret") && secure.redactedURL == "mqtts://jane@broker.lan:8883")
 
         let inline = try MQTTSettings(url: "mqtt://jane:p%40ss@10.0.0.2:1884", environment: [:])
         #expect(inline.password == "p@ss" && inline.passwordInURL && inline.port == 1884)

@@ -44,7 +44,8 @@ final class MQTTClient: @unchecked Sendable {
         self.handle = handle
         self.settings = settings
         self.onHappening = onHappening
-        try check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, Int32(MQTT_PROTOCOL_V311)), "protocol")
+        try check(
+            mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, Int32(MQTT_PROTOCOL_V311)), "protocol")
         if let username = settings.username {
             try check(mosquitto_username_pw_set(handle, username, settings.password), "credentials")
         }
@@ -128,7 +129,9 @@ final class MQTTClient: @unchecked Sendable {
         // without persistence has forgotten it: subscribe on every connect.
         let subscribed = mosquitto_subscribe(handle, nil, settings.topic, 1)
         onHappening(
-            .connected(subscribeFailure: subscribed == MOSQ_ERR_SUCCESS.rawValue ? nil : MQTTClient.describe(subscribed)))
+            .connected(
+                subscribeFailure: subscribed == MOSQ_ERR_SUCCESS.rawValue
+                    ? nil : MQTTClient.describe(subscribed)))
     }
 
     private func didDisconnect(_ code: Int32) {

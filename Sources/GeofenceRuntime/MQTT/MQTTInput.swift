@@ -48,13 +48,15 @@ final class MQTTInput: @unchecked Sendable {
         case .refused(let reason):
             queue.put(
                 .note(
-                    input: name, message: "\(settings.redactedURL) refused the connection: \(reason); retrying",
+                    input: name,
+                    message: "\(settings.redactedURL) refused the connection: \(reason); retrying",
                     level: .error))
         case .disconnected(let reason):
             queue.put(
                 .note(
                     input: name,
-                    message: "disconnected from \(settings.redactedURL) (\(reason)); reconnecting with backoff",
+                    message:
+                        "disconnected from \(settings.redactedURL) (\(reason)); reconnecting with backoff",
                     level: .warning))
         case .message(let topic, let payload, _):
             let number = messageCount.withLock { count in
@@ -76,7 +78,8 @@ final class MQTTInput: @unchecked Sendable {
         }
         log.info("input mqtt: connecting to \(settings.description) as client \(settings.clientID)")
         if let failure = try client.start() {
-            log.warning("input mqtt: cannot reach \(settings.redactedURL) (\(failure)); retrying with backoff")
+            log.warning(
+                "input mqtt: cannot reach \(settings.redactedURL) (\(failure)); retrying with backoff")
         }
     }
 
@@ -95,11 +98,14 @@ final class MQTTInput: @unchecked Sendable {
             case "exit": kind = "leave"
             default: continue
             }
-            let label = output.events.first { $0.identifier == event.place && $0.date == event.date }?.fix?.label
+            let label = output.events.first { $0.identifier == event.place && $0.date == event.date }?.fix?
+                .label
             let message = OwnTracksTransitionMessage(
                 event: kind, desc: event.place, tst: Int64(event.date.timeIntervalSince1970.rounded(.down)),
-                wtst: Int64(regionsDefinedAt.timeIntervalSince1970.rounded(.down)), lat: event.latitude.map(MQTTInput.sixDecimals),
-                lon: event.longitude.map(MQTTInput.sixDecimals), acc: event.accuracy.map { Int($0.rounded()) }, tid: label)
+                wtst: Int64(regionsDefinedAt.timeIntervalSince1970.rounded(.down)),
+                lat: event.latitude.map(MQTTInput.sixDecimals),
+                lon: event.longitude.map(MQTTInput.sixDecimals),
+                acc: event.accuracy.map { Int($0.rounded()) }, tid: label)
             let topic = OwnTracksMessage.eventTopic(device: event.device)
             let failure: String?
             do {

@@ -13,7 +13,8 @@ enum OwnTracksMessage {
         while end > payload.startIndex, isSpace(payload[end - 1]) { end -= 1 }
         var start = payload.startIndex
         while start < end, isSpace(payload[start]) { start += 1 }
-        guard end - start >= 2, payload[start] == UInt8(ascii: "{"), payload[end - 1] == UInt8(ascii: "}") else {
+        guard end - start >= 2, payload[start] == UInt8(ascii: "{"), payload[end - 1] == UInt8(ascii: "}")
+        else {
             return String(decoding: payload, as: UTF8.self)
         }
         var inner = end - 1

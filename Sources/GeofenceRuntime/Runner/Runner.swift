@@ -73,7 +73,8 @@ public final class Runner: @unchecked Sendable {
         rulesChangedAt = Runner.modificationDate(configuration.rulesPath)
         if let settings = configuration.mqtt {
             do {
-                mqtt = try MQTTInput(settings: settings, queue: queue, history: configuration.history, log: log)
+                mqtt = try MQTTInput(
+                    settings: settings, queue: queue, history: configuration.history, log: log)
             } catch {
                 throw RunError(message: "\(error)")
             }
@@ -213,7 +214,8 @@ public final class Runner: @unchecked Sendable {
                     continue
                 }
                 decode(
-                    text, number: number, from: input, arrivedAt: live ? Date() : nil, topic: topic, batch: &batch)
+                    text, number: number, from: input, arrivedAt: live ? Date() : nil, topic: topic,
+                    batch: &batch)
             case .note(let input, let message, let level):
                 log.write(level, "input \(input): \(message)")
             case .ended(let input, let failure):
@@ -246,7 +248,8 @@ public final class Runner: @unchecked Sendable {
             if let output = pipeline.process(record, arrivedAt: arrivedAt) {
                 if let reason = output.dropped, let fix = record.fix {
                     log.verbose(
-                        "dropped fix \(EngineJSON.timestamp(fix.timestamp)) from \(input): \(reason.rawValue)")
+                        "dropped fix \(EngineJSON.timestamp(fix.timestamp)) from \(input): \(reason.rawValue)"
+                    )
                 }
                 batch.add(output, device: output.device)
             }
@@ -313,7 +316,9 @@ public final class Runner: @unchecked Sendable {
             for output in batch.outputs { printer(output) }
             if let mqtt {
                 // An output like printing: after the commit, best effort.
-                for output in batch.outputs { mqtt.publishTransitions(of: output, regionsDefinedAt: rulesChangedAt) }
+                for output in batch.outputs {
+                    mqtt.publishTransitions(of: output, regionsDefinedAt: rulesChangedAt)
+                }
             }
             for action in step.actions { executor.execute(action) }
         } catch {

@@ -125,7 +125,9 @@ final class Broker: @unchecked Sendable {
         defer { try? output.close() }
         let child = Process()
         child.executableURL = URL(fileURLWithPath: try mosquittoProgram("mosquitto_sub"))
-        child.arguments = ["-h", "127.0.0.1", "-p", String(port), "-q", "1", "-i", client, "-v", "-t", filter]
+        child.arguments = [
+            "-h", "127.0.0.1", "-p", String(port), "-q", "1", "-i", client, "-v", "-t", filter,
+        ]
         child.standardInput = FileHandle.nullDevice
         child.standardOutput = output
         child.standardError = FileHandle.nullDevice
@@ -162,7 +164,9 @@ final class Broker: @unchecked Sendable {
                 bind(descriptor, generic, length) == 0 && getsockname(descriptor, generic, &length) == 0
             }
         }
-        guard bound else { throw HarnessError("cannot bind a loopback port: \(String(cString: strerror(errno)))") }
+        guard bound else {
+            throw HarnessError("cannot bind a loopback port: \(String(cString: strerror(errno)))")
+        }
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
