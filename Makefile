@@ -5,7 +5,9 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # pkg-config name : Debian package providing it
-PKGS := geos:libgeos-dev yaml-0.1:libyaml-dev sqlite3:libsqlite3-dev
+PKGS := geos:libgeos-dev yaml-0.1:libyaml-dev sqlite3:libsqlite3-dev libmosquitto:libmosquitto-dev
+# command : Debian package providing it (programs the tests run: a private MQTT broker and clients)
+CMDS := mosquitto:mosquitto mosquitto_pub:mosquitto-clients mosquitto_sub:mosquitto-clients
 
 .PHONY: setup build test demo bench bench-reference format clean
 
@@ -14,6 +16,11 @@ setup:
 	for pair in $(PKGS); do \
 	  pc=$${pair%%:*}; deb=$${pair##*:}; \
 	  pkg-config --exists $$pc 2>/dev/null || missing="$$missing $$deb"; \
+	done; \
+	for pair in $(CMDS); do \
+	  cmd=$${pair%%:*}; deb=$${pair##*:}; \
+	  PATH="$$PATH:/usr/sbin:/usr/local/sbin" command -v $$cmd >/dev/null || \
+	    case " $$missing " in *" $$deb "*) ;; *) missing="$$missing $$deb";; esac; \
 	done; \
 	command -v pkg-config >/dev/null || missing="$$missing pkg-config"; \
 	if [ -n "$$missing" ]; then \

@@ -25,6 +25,11 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
 
         // posix_spawn's glibc extensions (closefrom, chdir), pipe2 and waitid's siginfo fields are
         // hidden behind _GNU_SOURCE or macros Swift cannot import; this tiny C target exposes them.
@@ -39,8 +44,10 @@ let package = Package(
         // The rules file, triggers, guards, reminders and commutes: events in, actions out.
         .target(name: "GeofenceRules", dependencies: ["Geofence", "GeofenceInput", "CYAML"]),
 
-        // The headless runtime: the SQLite store, the hook runner, the long-running loop.
-        .target(name: "GeofenceRuntime", dependencies: ["Geofence", "GeofenceInput", "GeofenceRules", "CSQLite", "CSpawn"]),
+        // The headless runtime: the SQLite store, the hook runner, the MQTT client, the long-running loop.
+        .target(
+            name: "GeofenceRuntime",
+            dependencies: ["Geofence", "GeofenceInput", "GeofenceRules", "CSQLite", "CSpawn", "CMosquitto"]),
 
         // The command line.
         .executableTarget(

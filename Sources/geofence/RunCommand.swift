@@ -7,6 +7,7 @@ import GeofenceRuntime
 enum RunCommand {
     static let usage = """
         usage: geofence run RULES --input PATH|- [--input ...] [options]
+               geofence run RULES --mqtt URL [--input ...] [options]
 
           --input PATH|-         a file (or - for standard input) to read fixes from; repeatable
           --follow               follow files like tail -F: wait for new lines, survive rotation
@@ -21,6 +22,16 @@ enum RunCommand {
           --keep-log DURATION    prune log lines and hook output older than this (default 90d;
                                  0 keeps everything); events and commutes are always kept
           --verbose              log every fix the filter drops, with the reason
+
+          --mqtt URL             read OwnTracks messages from a broker: mqtt://[USER@]HOST[:PORT]
+                                 (1883) or mqtts://... (8883, TLS with the system's CA store); the
+                                 password comes from $GEOFENCE_MQTT_PASSWORD (one in the URL is
+                                 visible to ps)
+          --mqtt-topic FILTER    the topic filter to subscribe to (default owntracks/+/+)
+          --mqtt-publish         publish enter and exit events as OwnTracks transition messages to
+                                 owntracks/USER/DEVICE/event
+          --mqtt-client-id ID    the client id (default geofence-HOSTNAME); keep it stable: the
+                                 broker queues QoS 1 messages for it while geofence is down
 
         SIGTERM and SIGINT stop it (exit 0); SIGHUP reloads the rules, keeping the old ones if the
         new file does not pass check.
@@ -43,6 +54,10 @@ enum RunCommand {
         var grace = 10.0
         var verbose = false
         var keepLog: Double? = 90 * 86400
+        var mqttURL: String?
+        var mqttTopic = MQTTSettings.defaultTopic
+        var mqttPublish = false
+        var mqttClientID: String?
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             switch argument {
@@ -70,6 +85,10 @@ enum RunCommand {
                     try ArgumentText.value(after: argument, in: &rest), for: argument)
                 keepLog = seconds > 0 ? seconds : nil
             case "--verbose", "-v": verbose = true
+            case "--mqtt": mqttURL = try ArgumentText.value(after: argument, in: &rest)
+            case "--mqtt-topic": mqttTopic = try ArgumentText.value(after: argument, in: &rest)
+            case "--mqtt-publish": mqttPublish = true
+            case "--mqtt-client-id": mqttClientID = try ArgumentText.value(after: argument, in: &rest)
             default:
                 if argument.hasPrefix("-") {
                     throw CommandError(message: "unknown option '\(argument)'\n\n\(usage)", status: 2)
@@ -81,7 +100,27 @@ enum RunCommand {
                 rulesPath = argument
             }
         }
-        guard let rulesPath, !inputPaths.isEmpty else { throw CommandError(message: usage, status: 2) }
+        guard let rulesPath, !inputPaths.isEmpty || mqttURL != nil else {
+            throw CommandError(message: usage, status: 2)
+        }
+        var mqtt: MQTTSettings?
+        if let mqttURL {
+            do {
+                mqtt = try MQTTSettings(
+                    url: mqttURL, topic: mqttTopic, publishTransitions: mqttPublish, clientID: mqttClientID)
+            } catch {
+                throw CommandError(message: error.message, status: 2)
+            }
+            if inputPaths.contains(MQTTSettings.inputName) {
+                throw CommandError(
+                    message:
+                        "an input file named '\(MQTTSettings.inputName)' would share the MQTT input's name; give it as ./mqtt",
+                    status: 2)
+            }
+        } else if mqttPublish || mqttClientID != nil || mqttTopic != MQTTSettings.defaultTopic {
+            throw CommandError(
+                message: "--mqtt-topic, --mqtt-publish and --mqtt-client-id need --mqtt URL", status: 2)
+        }
         if inputPaths.filter({ $0 == "-" }).count > 1 {
             throw CommandError(message: "standard input can be read only once", status: 2)
         }
@@ -97,6 +136,7 @@ enum RunCommand {
         configuration.graceSeconds = grace
         configuration.verbose = verbose
         configuration.keepLogSeconds = keepLog
+        configuration.mqtt = mqtt
 
         let runner: Runner
         do {

@@ -5,6 +5,9 @@ enum InputItem: Sendable {
     /// Complete lines from an input (`nil` text for a line too long to keep), with the position to store after the last of them (files
     /// only), and whether they arrived live (after the backlog present at start).
     case lines(input: String, lines: [(text: String?, number: Int64)], position: InputPosition?, live: Bool)
+    /// One message from the MQTT broker, as a line (`nil` text for a payload too large to keep),
+    /// with its topic for messages about it and a number counting messages since the start.
+    case message(input: String, topic: String, text: String?, number: Int64, live: Bool)
     /// Something to log about an input (rotated, truncated, missing...).
     case note(input: String, message: String, level: LogEntry.Level)
     /// The input ended (a file not followed was read to its end, stdin closed) or failed.
@@ -32,7 +35,11 @@ final class RecordQueue: @unchecked Sendable {
         defer { condition.unlock() }
         while !closed, lineCount >= capacityLines { condition.wait() }
         guard !closed else { return false }
-        if case .lines(_, let lines, _, _) = item { lineCount += lines.count }
+        switch item {
+        case .lines(_, let lines, _, _): lineCount += lines.count
+        case .message: lineCount += 1
+        default: break
+        }
         items.append(item)
         condition.broadcast()
         return true

@@ -24,6 +24,9 @@ public struct RunConfiguration: Sendable {
     public var rulesPath: String
     /// Where to read fixes from.
     public var inputs: [Input]
+    /// An MQTT broker to read OwnTracks messages from (and publish transitions to), beside the
+    /// inputs; `nil`: none.
+    public var mqtt: MQTTSettings?
     /// The format of every input, or `.auto` to tell per line.
     public var format: InputFormat = .auto
     /// The zone for input times written without one.

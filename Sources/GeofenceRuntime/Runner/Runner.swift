@@ -24,6 +24,10 @@ public final class Runner: @unchecked Sendable {
     private var pipeline: Pipeline
     private let queue = RecordQueue()
     private var inputs: [InputThread] = []
+    /// The MQTT broker input, when configured; also publishes transitions back.
+    private let mqtt: MQTTInput?
+    /// When the rules file was last changed: the `wtst` of published transitions.
+    private var rulesChangedAt: Date
     private var decoders: [String: LineDecoder] = [:]
     private let hooks: HookRunner
     private let executor: ActionExecutor
@@ -66,6 +70,21 @@ public final class Runner: @unchecked Sendable {
                 maxConcurrent: configuration.hookSlots, workingDirectory: rulesDirectory))
         executor = ActionExecutor(
             store: store, hooks: hooks, rulesDirectory: rulesDirectory, log: log, timeZone: rules.timeZone)
+        rulesChangedAt = Runner.modificationDate(configuration.rulesPath)
+        if let settings = configuration.mqtt {
+            do {
+                mqtt = try MQTTInput(
+                    settings: settings, queue: queue, history: configuration.history, log: log)
+            } catch {
+                throw RunError(message: "\(error)")
+            }
+        } else {
+            mqtt = nil
+        }
+    }
+
+    private static func modificationDate(_ path: String) -> Date {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date) ?? Date()
     }
 
     /// The key under which the engine-level rule state is saved among the devices.
@@ -78,7 +97,8 @@ public final class Runner: @unchecked Sendable {
         }
     }
 
-    /// Runs until every input has ended or a SIGTERM or SIGINT arrives; returns the exit status:
+    /// Runs until every input has ended (an MQTT input never does) or a SIGTERM or SIGINT
+    /// arrives; returns the exit status:
     /// 0, or 1 if an input failed or the store could not be written.
     public func run() -> Int32 {
         installSignalHandlers()
@@ -115,6 +135,20 @@ public final class Runner: @unchecked Sendable {
         }
 
         var open = Set(configuration.inputs.map(\.name))
+        if let mqtt {
+            // Never ends by itself: only a signal stops it.
+            decoders[MQTTInput.name] = LineDecoder(
+                format: .owntracks, source: MQTTInput.name, timeZone: configuration.inputTimeZone)
+            lastFix[MQTTInput.name] = Date()
+            open.insert(MQTTInput.name)
+            do {
+                try mqtt.start()
+            } catch {
+                log.error("input mqtt failed: \(error)")
+                failed = true
+                signals.withLock { $0.stop = true }
+            }
+        }
         while true {
             let items = queue.takeAll(timeout: 0.5)
             let flags = signals.withLock { flags in
@@ -136,6 +170,7 @@ public final class Runner: @unchecked Sendable {
         }
         for input in inputs { input.stop() }
         queue.close()
+        mqtt?.stop()
         lifecycle(.stopped, detail: nil)
         if !executor.waitForHooks(seconds: flags().stop ? configuration.graceSeconds : .infinity) {
             log.warning(
@@ -170,27 +205,17 @@ public final class Runner: @unchecked Sendable {
                         log.warning("\(input):\(line.number): line longer than 1 MiB, skipped")
                         continue
                     }
-                    guard var decoder = decoders[input] else { continue }
-                    let result = decoder.decode(text, number: Int(line.number))
-                    decoders[input] = decoder
-                    switch result {
-                    case .success(let record?):
-                        if record.fix != nil { noteFix(from: input, batch: &batch) }
-                        if let output = pipeline.process(record, arrivedAt: arrivedAt) {
-                            if let reason = output.dropped, let fix = record.fix {
-                                log.verbose(
-                                    "dropped fix \(EngineJSON.timestamp(fix.timestamp)) from \(input): \(reason.rawValue)"
-                                )
-                            }
-                            batch.add(output, device: output.device)
-                        }
-                    case .success(nil):
-                        break
-                    case .failure(let failure):
-                        log.warning("\(failure)")
-                    }
+                    decode(text, number: line.number, from: input, arrivedAt: arrivedAt, batch: &batch)
                 }
                 if let position { batch.positions[input] = position }
+            case .message(let input, let topic, let text, let number, let live):
+                guard let text else {
+                    log.warning("\(input):\(number): message on \(topic) larger than 1 MiB, skipped")
+                    continue
+                }
+                decode(
+                    text, number: number, from: input, arrivedAt: live ? Date() : nil, topic: topic,
+                    batch: &batch)
             case .note(let input, let message, let level):
                 log.write(level, "input \(input): \(message)")
             case .ended(let input, let failure):
@@ -206,6 +231,33 @@ public final class Runner: @unchecked Sendable {
         }
         commit(batch)
         return ended
+    }
+
+    /// Decodes one line and runs its record through the pipeline; a line that cannot be read is
+    /// logged (with the MQTT topic it came on, if any) and skipped.
+    private func decode(
+        _ text: String, number: Int64, from input: String, arrivedAt: Date?, topic: String? = nil,
+        batch: inout Batch
+    ) {
+        guard var decoder = decoders[input] else { return }
+        let result = decoder.decode(text, number: Int(number))
+        decoders[input] = decoder
+        switch result {
+        case .success(let record?):
+            if record.fix != nil { noteFix(from: input, batch: &batch) }
+            if let output = pipeline.process(record, arrivedAt: arrivedAt) {
+                if let reason = output.dropped, let fix = record.fix {
+                    log.verbose(
+                        "dropped fix \(EngineJSON.timestamp(fix.timestamp)) from \(input): \(reason.rawValue)"
+                    )
+                }
+                batch.add(output, device: output.device)
+            }
+        case .success(nil):
+            break
+        case .failure(let failure):
+            log.warning(topic.map { "\(failure) (message on \($0)); skipped" } ?? "\(failure)")
+        }
     }
 
     private func noteFix(from input: String, batch: inout Batch) {
@@ -262,6 +314,12 @@ public final class Runner: @unchecked Sendable {
             let step = try batch.step(pipeline: pipeline, now: Date())
             try store.commit(step)
             for output in batch.outputs { printer(output) }
+            if let mqtt {
+                // An output like printing: after the commit, best effort.
+                for output in batch.outputs {
+                    mqtt.publishTransitions(of: output, regionsDefinedAt: rulesChangedAt)
+                }
+            }
             for action in step.actions { executor.execute(action) }
         } catch {
             // The records stay unacknowledged (their position is not stored): after a restart they are
@@ -295,6 +353,7 @@ public final class Runner: @unchecked Sendable {
         do {
             let rules = try Runner.loadRules(configuration.rulesPath)
             pipeline.replaceRules(rules)
+            rulesChangedAt = Runner.modificationDate(configuration.rulesPath)
             lifecycle(.rulesReloaded, detail: configuration.rulesPath)
             log.info("rules reloaded: \(rules.places.count) places, \(rules.rules.count) rules")
         } catch {

@@ -1,0 +1,124 @@
+import Foundation
+import GeofenceRules
+import Synchronization
+
+/// The MQTT broker as an input of `geofence run`: every message on the subscribed topics is
+/// handed to the engine's loop as one line, and enter and exit events can be published back.
+///
+/// MQTT has no position to resume from: after a restart the broker delivers what it queued for
+/// the persistent session (QoS 1 messages sent while geofence was away) and nothing else.
+final class MQTTInput: @unchecked Sendable {
+    /// The input's name in logs, pauses and the store.
+    static let name = MQTTSettings.inputName
+
+    private let settings: MQTTSettings
+    private let queue: RecordQueue
+    private let live: Bool
+    private let log: RunLog
+    private let messageCount = Mutex<Int64>(0)
+    private let everConnected = Mutex(false)
+    private var client: MQTTClient?
+
+    /// Makes the input; nothing is connected until ``start()``.
+    init(settings: MQTTSettings, queue: RecordQueue, history: Bool, log: RunLog) throws(MQTTError) {
+        self.settings = settings
+        self.queue = queue
+        self.live = !history
+        self.log = log
+        client = try MQTTClient(settings: settings) { [weak self] happening in
+            self?.handle(happening)
+        }
+    }
+
+    /// Turns what the connection reports into items for the engine's loop (on the network thread).
+    private func handle(_ happening: MQTTClient.Happening) {
+        let name = MQTTInput.name
+        switch happening {
+        case .connected(let subscribeFailure):
+            let again = everConnected.withLock { ever in
+                defer { ever = true }
+                return ever
+            }
+            let message =
+                subscribeFailure.map {
+                    "connected to \(settings.redactedURL) but cannot subscribe to \(settings.topic): \($0)"
+                }
+                ?? "\(again ? "reconnected" : "connected") to \(settings.redactedURL), subscribed to \(settings.topic) (QoS 1)"
+            queue.put(.note(input: name, message: message, level: subscribeFailure == nil ? .info : .error))
+        case .refused(let reason):
+            queue.put(
+                .note(
+                    input: name,
+                    message: "\(settings.redactedURL) refused the connection: \(reason); retrying",
+                    level: .error))
+        case .disconnected(let reason):
+            queue.put(
+                .note(
+                    input: name,
+                    message:
+                        "disconnected from \(settings.redactedURL) (\(reason)); reconnecting with backoff",
+                    level: .warning))
+        case .message(let topic, let payload, _):
+            let number = messageCount.withLock { count in
+                count += 1
+                return count
+            }
+            let text = payload.map { OwnTracksMessage.line(payload: $0, topic: topic) }
+            queue.put(.message(input: name, topic: topic, text: text, number: number, live: live))
+        }
+    }
+
+    /// Connects and starts the network thread.
+    func start() throws(MQTTError) {
+        guard let client else { return }
+        if settings.passwordInURL {
+            log.warning(
+                "input mqtt: the password is in the --mqtt URL, which ps shows to every user; set \(MQTTSettings.passwordVariable) instead"
+            )
+        }
+        log.info("input mqtt: connecting to \(settings.description) as client \(settings.clientID)")
+        if let failure = try client.start() {
+            log.warning(
+                "input mqtt: cannot reach \(settings.redactedURL) (\(failure)); retrying with backoff")
+        }
+    }
+
+    /// Disconnects (the broker keeps the session) and stops the network thread.
+    func stop() {
+        client?.stop()
+    }
+
+    /// Publishes the enter and exit events of `output` as OwnTracks transitions, best effort.
+    func publishTransitions(of output: PipelineOutput, regionsDefinedAt: Date) {
+        guard settings.publishTransitions, let client else { return }
+        for event in output.placeEvents {
+            let kind: String
+            switch event.transition {
+            case "enter": kind = "enter"
+            case "exit": kind = "leave"
+            default: continue
+            }
+            let label = output.events.first { $0.identifier == event.place && $0.date == event.date }?.fix?
+                .label
+            let message = OwnTracksTransitionMessage(
+                event: kind, desc: event.place, tst: Int64(event.date.timeIntervalSince1970.rounded(.down)),
+                wtst: Int64(regionsDefinedAt.timeIntervalSince1970.rounded(.down)),
+                lat: event.latitude.map(MQTTInput.sixDecimals),
+                lon: event.longitude.map(MQTTInput.sixDecimals),
+                acc: event.accuracy.map { Int($0.rounded()) }, tid: label)
+            let topic = OwnTracksMessage.eventTopic(device: event.device)
+            let failure: String?
+            do {
+                failure = client.publish(topic: topic, payload: try message.json())
+            } catch {
+                failure = "cannot encode: \(error)"
+            }
+            if let failure {
+                log.warning("mqtt: cannot publish the \(kind) of \(event.place) to \(topic): \(failure)")
+            }
+        }
+    }
+
+    /// Coordinates to six decimals (11 cm), as geofence prints them.
+    private static func sixDecimals(_ degrees: Double) -> Double { (degrees * 1e6).rounded() / 1e6 }
+}

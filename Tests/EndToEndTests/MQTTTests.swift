@@ -1,0 +1,203 @@
+import Foundation
+import GeofenceRuntime
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The synthetic day as an OwnTracks phone publishes it, and what replay says of it.
+private enum MQTTDay {
+    static let topic = "owntracks/jane/phone"
+    static let device = "jane/phone"
+    /// A message that is no JSON, published after the day: once geofence has logged it, every
+    /// message before it has been processed (QoS 1 messages on one topic arrive in order).
+    static let endMarker = "end of the day"
+
+    static let rules =
+        "timezone: Europe/London\n" + DayFixtures.places + """
+
+            rules:
+              - { name: arrived home, on: enter home, log: true }
+
+            """
+
+    /// The day's NDJSON fixes as OwnTracks `location` messages: lat, lon, tst in seconds, acc.
+    static func ownTracks(_ day: [String]) throws -> [String] {
+        try day.map { line in
+            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let latitude = object["latitude"] as? Double, let longitude = object["longitude"] as? Double,
+                let milliseconds = object["timestamp"] as? Int64,
+                let accuracy = object["horizontalAccuracy"] as? Double
+            else { throw HarnessError("not a fix of the synthetic day: \(line)") }
+            return
+                #"{"_type":"location","lat":\#(latitude),"lon":\#(longitude),"tst":\#(milliseconds / 1000),"acc":\#(accuracy)}"#
+        }
+    }
+
+    /// What `geofence replay` prints for the day as the device `jane/phone`.
+    static func replayed(_ day: [String], in scratch: Scratch) throws -> [[String: Any]] {
+        try scratch.write(
+            "day.ndjson", day.map { DayFixtures.withDevice($0, device) }.joined(separator: "\n") + "\n")
+        return try DayFixtures.replay(
+            rules: scratch.file("rules.yaml"), input: scratch.file("day.ndjson"), in: scratch)
+    }
+
+    /// `geofence run rules.yaml --mqtt ... --history` against `broker`, subscribed once started.
+    static func run(
+        broker: Broker, client: String, in scratch: Scratch, extra: [String] = [], name: String = "run"
+    ) throws -> GeofenceProcess {
+        let run = try GeofenceProcess(
+            [
+                "run", "rules.yaml", "--mqtt", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-client-id", client,
+                "--history", "--state", scratch.file("state"),
+            ] + extra, in: scratch.path, name: name)
+        try broker.waitForSubscription(of: client)
+        return run
+    }
+
+    /// Waits until geofence has logged the `number`th message since its start as unreadable.
+    static func waitForMarker(_ number: Int, of run: GeofenceProcess) throws {
+        try waitUntil("geofence to read message \(number)\n\(run.stderr)") {
+            run.stderr.contains("mqtt:\(number):")
+        }
+    }
+
+    /// Stops geofence with SIGTERM and returns the ids of the events it stored.
+    static func stopAndReadEvents(_ run: GeofenceProcess, in scratch: Scratch) throws -> [String] {
+        run.send(SIGTERM)
+        let ended = try run.waitForExit()
+        #expect(!ended.signaled && ended.status == 0, "stderr:\n\(run.stderr)")
+        let store = try Store(directory: scratch.file("state"))
+        defer { store.close() }
+        return try store.events().map(\.id)
+    }
+}
+
+extension EndToEnd {
+    /// The synthetic day published as OwnTracks location messages to a broker gives, through
+    /// `run --mqtt --history`, exactly the events `replay` gives for the same fixes, for the
+    /// device `USER/DEVICE` named by the topic.
+    @Test func ownTracksMessagesFromABrokerGiveTheEventsReplayGives() throws {
+        let scratch = try Scratch("mqtt-day")
+        try scratch.write("rules.yaml", MQTTDay.rules)
+        let day = try DayFixtures.day(in: scratch)
+        let expected = DayFixtures.eventIDs(try MQTTDay.replayed(day, in: scratch))
+        try #require(expected.count > 4)
+        let broker = try Broker(in: scratch)
+        let run = try MQTTDay.run(broker: broker, client: "geofence-e2e-day", in: scratch)
+        try broker.publish(try MQTTDay.ownTracks(day) + [MQTTDay.endMarker], topic: MQTTDay.topic)
+        try MQTTDay.waitForMarker(day.count + 1, of: run)
+        #expect(run.stdout.contains("jane/phone"), "stdout:\n\(run.stdout)")
+        #expect(try MQTTDay.stopAndReadEvents(run, in: scratch) == expected)
+    }
+
+    /// With `--mqtt-publish`, every enter and exit (and no first determination) is published to
+    /// `owntracks/USER/DEVICE/event` as an OwnTracks transition: event enter or leave, desc the
+    /// place, tst the crossing, and the deciding position.
+    @Test func enterAndExitArePublishedAsOwnTracksTransitions() throws {
+        let scratch = try Scratch("mqtt-publish")
+        try scratch.write("rules.yaml", MQTTDay.rules)
+        let day = try DayFixtures.day(in: scratch)
+        let replayed = try MQTTDay.replayed(day, in: scratch)
+        let iso = ISO8601DateFormatter()
+        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let expected: [String] = replayed.compactMap { object in
+            guard object["type"] as? String == "event", let place = object["place"] as? String,
+                let date = (object["date"] as? String).flatMap(iso.date(from:))
+            else { return nil }
+            let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
+            switch object["transition"] as? String {
+            case "enter": return "enter \(place) \(seconds)"
+            case "exit": return "leave \(place) \(seconds)"
+            default: return nil
+            }
+        }
+        try #require(expected.count >= 4)
+
+        let broker = try Broker(in: scratch)
+        let received = scratch.file("received.txt")
+        let subscriber = try broker.subscribe("owntracks/+/+/event", client: "e2e-listener", to: received)
+        defer { end(subscriber) }
+        let run = try MQTTDay.run(
+            broker: broker, client: "geofence-e2e-publish", in: scratch, extra: ["--mqtt-publish"])
+        try broker.publish(try MQTTDay.ownTracks(day) + [MQTTDay.endMarker], topic: MQTTDay.topic)
+        try MQTTDay.waitForMarker(day.count + 1, of: run)
+        try waitUntil("\(expected.count) transitions at the subscriber\n\(Scratch.read(received))") {
+            Scratch.lines(received).count >= expected.count
+        }
+        _ = try MQTTDay.stopAndReadEvents(run, in: scratch)
+
+        var seen: [String] = []
+        for line in Scratch.lines(received) {
+            let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
+            try #require(parts.count == 2, "\(line)")
+            #expect(parts[0] == "owntracks/jane/phone/event")
+            let message = try #require(
+                try JSONSerialization.jsonObject(with: Data(parts[1].utf8)) as? [String: Any], "\(line)")
+            #expect(message["_type"] as? String == "transition")
+            #expect(message["t"] as? String == "c")
+            #expect(message["lat"] is Double && message["lon"] is Double && message["acc"] is Int, "\(line)")
+            #expect(message["wtst"] is Int, "\(line)")
+            let event = message["event"] as? String ?? "?"
+            let desc = message["desc"] as? String ?? "?"
+            seen.append("\(event) \(desc) \(message["tst"] as? Int ?? -1)")
+        }
+        #expect(seen == expected)
+    }
+
+    /// A broker restarted in the middle of the day (without persistence, so the subscription is
+    /// forgotten): geofence logs the disconnection, reconnects, subscribes again, and the rest of
+    /// the day gives the events replay gives for the whole day.
+    @Test func aBrokerRestartedMidRunIsReconnectedAndLaterMessagesProcessed() throws {
+        let scratch = try Scratch("mqtt-restart")
+        try scratch.write("rules.yaml", MQTTDay.rules)
+        let day = try DayFixtures.day(in: scratch)
+        let expected = DayFixtures.eventIDs(try MQTTDay.replayed(day, in: scratch))
+        let messages = try MQTTDay.ownTracks(day)
+        let half = messages.count / 2
+        let client = "geofence-e2e-restart"
+
+        let broker = try Broker(in: scratch)
+        let run = try MQTTDay.run(broker: broker, client: client, in: scratch)
+        try broker.publish(
+            Array(messages[..<half]) + [MQTTDay.endMarker], topic: MQTTDay.topic, name: "morning")
+        try MQTTDay.waitForMarker(half + 1, of: run)
+
+        try broker.stop()
+        try waitUntil("geofence to notice the broker went away\n\(run.stderr)") {
+            run.stderr.contains("disconnected from mqtt://127.0.0.1:\(broker.port)")
+        }
+        try broker.start()
+        try broker.waitForSubscription(of: client)
+        #expect(
+            run.stderr.contains("reconnected to mqtt://127.0.0.1:\(broker.port)"), "stderr:\n\(run.stderr)")
+        try broker.publish(
+            Array(messages[half...]) + [MQTTDay.endMarker], topic: MQTTDay.topic, name: "evening")
+        try MQTTDay.waitForMarker(messages.count + 2, of: run)
+        #expect(try MQTTDay.stopAndReadEvents(run, in: scratch) == expected)
+    }
+
+    /// A payload that is not OwnTracks JSON is logged with its topic and skipped; the messages
+    /// after it are read as usual.
+    @Test func aMalformedPayloadIsLoggedWithItsTopicAndSkipped() throws {
+        let scratch = try Scratch("mqtt-malformed")
+        try scratch.write("rules.yaml", MQTTDay.rules)
+        let broker = try Broker(in: scratch)
+        let run = try MQTTDay.run(broker: broker, client: "geofence-e2e-malformed", in: scratch)
+        let start: Int64 = 1_772_521_200
+        let home = (0..<10).map { step in
+            #"{"_type":"location","lat":51.5007,"lon":-0.1246,"tst":\#(start + Int64(step) * 30),"acc":10}"#
+        }
+        try broker.publish(
+            [#"{"_type":"location","lat":51.5,"lon":"#], topic: "owntracks/bob/tablet", name: "broken")
+        try broker.publish(home, topic: MQTTDay.topic, name: "home")
+        try waitUntil("the fixes after the malformed message\n\(run.stdout)\n\(run.stderr)") {
+            run.stdout.contains("jane/phone  inside home (first determination)")
+        }
+        #expect(run.stderr.contains("mqtt:1:"), "stderr:\n\(run.stderr)")
+        #expect(run.stderr.contains("(message on owntracks/bob/tablet); skipped"), "stderr:\n\(run.stderr)")
+        _ = try MQTTDay.stopAndReadEvents(run, in: scratch)
+        #expect(!run.stdout.contains("bob/tablet"))
+    }
+}
