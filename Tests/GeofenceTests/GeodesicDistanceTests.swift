@@ -4,7 +4,7 @@ import Testing
 @testable import Geofence
 
 /// Distances against GeographicLib's geodesic inverse on WGS84 (Karney 2013; values from
-/// geographiclib 2.0, `Geodesic.WGS84.Inverse`), at many latitudes, across the ±180° meridian
+/// geographiclib 2.1, `Geodesic.WGS84.Inverse`), at many latitudes, across the ±180° meridian
 /// and near both poles.
 /// One reference: two points in degrees and GeographicLib's distance in metres.
 struct GeodesicReference: Sendable, CustomTestStringConvertible {
