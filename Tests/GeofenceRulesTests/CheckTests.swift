@@ -192,3 +192,27 @@ let brokenRules: [BrokenRules] = [
             ])
     }
 }
+
+@Suite struct HysteresisLayeringTests {
+    /// A place's hysteresis is the profile's, then the file's settings, then the place's own.
+    @Test func placeSettingsOverrideFileSettingsWhichOverrideTheProfile() throws {
+        let yaml = """
+            profile: fitness
+            hysteresis: { exit_margin: 20, confirm_fixes: 4 }
+            places:
+              home: { center: [51.5, -0.12], radius: 150, hysteresis: { confirm: 2m } }
+              gym: { center: [51.6, -0.12], radius: 150, hysteresis: { exit_margin: 40 } }
+            """
+        let file = try RulesLoader.parse(yaml, file: "rules.yaml", baseDirectory: URL(fileURLWithPath: "/")).get()
+        let home = try #require(file.place(named: "home"))
+        let gym = try #require(file.place(named: "gym"))
+        let homeHysteresis = file.hysteresis(for: home)
+        #expect(homeHysteresis.enterMarginMeters == 5)  // fitness
+        #expect(homeHysteresis.exitMarginMeters == 20)  // file
+        #expect(homeHysteresis.confirmationFixes == 4)  // file
+        #expect(homeHysteresis.confirmationSeconds == 120)  // place
+        let gymHysteresis = file.hysteresis(for: gym)
+        #expect(gymHysteresis.exitMarginMeters == 40)  // place over file
+        #expect(gymHysteresis.confirmationSeconds == Profile.fitness.hysteresis.confirmationSeconds)
+    }
+}

@@ -67,7 +67,7 @@ extension HysteresisSettings {
 extension RulesFile {
     /// The hysteresis of a place: the profile's, then the file's settings, then the place's own.
     public func hysteresis(for place: Place) -> Hysteresis {
-        place.hysteresis.over(hysteresis).applied(to: profile.hysteresis)
+        place.hysteresis.applied(to: hysteresis.applied(to: profile.hysteresis))
     }
 
     /// The fix filter's configuration: the defaults, the profile's speed limit, the file's settings.

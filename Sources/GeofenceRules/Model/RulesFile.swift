@@ -54,18 +54,6 @@ public struct HysteresisSettings: Sendable, Equatable {
 
     /// No overrides.
     public init() {}
-
-    /// These settings, with any value missing here taken from `base`.
-    public func over(_ base: HysteresisSettings) -> HysteresisSettings {
-        var result = base
-        if let enterMarginMeters { result.enterMarginMeters = enterMarginMeters }
-        if let exitMarginMeters { result.exitMarginMeters = exitMarginMeters }
-        if let accuracyWeight { result.accuracyWeight = accuracyWeight }
-        if let confirmationSeconds { result.confirmationSeconds = confirmationSeconds }
-        if let confirmationFixes { result.confirmationFixes = confirmationFixes }
-        if let maxGapSeconds { result.maxGapSeconds = maxGapSeconds }
-        return result
-    }
 }
 
 /// Optional overrides of the fix filter.
