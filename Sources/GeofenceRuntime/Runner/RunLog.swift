@@ -5,7 +5,7 @@ struct RunLog: Sendable {
     let verbose: Bool
 
     func write(_ level: LogEntry.Level, _ message: String) {
-        let line = "\(EngineJSONTime.now()) \(level.rawValue): \(message)\n"
+        let line = "\(RunLog.now()) \(level.rawValue): \(message)\n"
         FileHandle.standardError.write(Data(line.utf8))
     }
 
@@ -13,15 +13,13 @@ struct RunLog: Sendable {
     func warning(_ message: String) { write(.warning, message) }
     func error(_ message: String) { write(.error, message) }
 
-    /// Written only with `--verbose`.
-    func verbose(_ message: String) { if verbose { write(.info, message) } }
-}
-
-/// Wall-clock time for log lines.
-enum EngineJSONTime {
-    static func now() -> String {
+    /// The wall-clock time a log line starts with, to the second in UTC.
+    private static func now() -> String {
         Date().formatted(
             .iso8601.year().month().day().time(includingFractionalSeconds: false).timeZone(
                 separator: .omitted))
     }
+
+    /// Written only with `--verbose`.
+    func verbose(_ message: String) { if verbose { write(.info, message) } }
 }
