@@ -31,12 +31,38 @@ public enum GPXReader {
         var body = data
         // A UTF-8 byte-order mark before `<?xml` is legal but trips some XML parsers.
         if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
-        let parser = XMLParser(data: Data(body))
         let delegate = GPXDelegate(source: source)
+        var cut = false
+        // FoundationXML traps (SIGILL) when an element name is not UTF-8, so the parser only ever
+        // sees bytes checked here: a document in another encoding is refused, and one with a byte
+        // that is not UTF-8 (or a NUL, which XML forbids) is read up to the line before it.
+        switch XMLBytes.check(body) {
+        case .valid:
+            break
+        case .otherEncoding(let name):
+            return InputBatch(errors: [
+                InputError(
+                    source: source, line: 1,
+                    message: "the document declares encoding \"\(name)\"; only UTF-8 GPX is read",
+                    kind: .malformed)
+            ])
+        case .invalid(let offset, let line, let column):
+            delegate.errors.append(
+                InputError(
+                    source: source, line: line, column: column,
+                    message:
+                        "byte \(offset) is not UTF-8 (or is a NUL); the document is read up to the line before it",
+                    kind: .malformed))
+            let lineStart =
+                body[..<(body.startIndex + offset)].lastIndex(of: UInt8(ascii: "\n")) ?? body.startIndex
+            body = body[..<lineStart]
+            cut = true
+        }
+        let parser = XMLParser(data: Data(body))
         parser.delegate = delegate
         parser.shouldProcessNamespaces = false
         let parsed = parser.parse()
-        if !parsed, !delegate.aborted {
+        if !parsed, !delegate.aborted, !cut {
             let code = (parser.parserError as NSError?)?.code ?? 0
             delegate.errors.append(
                 InputError(
@@ -45,7 +71,7 @@ public enum GPXReader {
         }
         // XMLParser on Linux can report success for a document cut off mid-element (a file
         // still being written); an element left open is the sign.
-        if parsed, let open = delegate.openElement {
+        if parsed, let open = delegate.openElement, !cut {
             delegate.errors.append(
                 InputError(
                     source: source, line: parser.lineNumber,
@@ -199,6 +225,9 @@ private final class GPXDelegate: NSObject, XMLParserDelegate {
         let seconds = utf8.withUTF8 { TimeText.parse($0, 0, $0.count, zone: context.zone) }
         guard let seconds else {
             return fail("time", "\"\(timeText)\" is not an ISO 8601 time", .invalidField)
+        }
+        guard TimeBounds.contains(seconds) else {
+            return fail("time", "\"\(timeText)\" \(TimeBounds.reason(seconds))", .invalidField)
         }
         var numbers: [String: Double] = [:]
         for field in ["ele", "speed", "course"] {

@@ -135,12 +135,13 @@ struct JSONFields {
                     "\(quoted(token)) looks like Unix seconds; numbers here are Unix milliseconds",
                     kind: .invalidField)
             }
-            return Date(timeIntervalSince1970: milliseconds / 1000)
+            return try context.date(
+                seconds: milliseconds / 1000, text: quoted(token), field: key.name)
         case .string:
             if !token.hasEscapes,
                 let seconds = TimeText.parse(bytes, token.start, token.end, zone: context.zone)
             {
-                return Date(timeIntervalSince1970: seconds)
+                return try context.date(seconds: seconds, text: quoted(token), field: key.name)
             }
             throw context.error(
                 field: key.name, "\(quoted(token)) is not an ISO 8601 time", kind: .invalidField)
@@ -154,7 +155,7 @@ struct JSONFields {
     /// A time given as Unix seconds (OwnTracks `tst`, `wtst`).
     func unixSeconds(_ key: JSONKey) throws(InputError) -> Date? {
         guard let seconds = try finiteNumber(key, lenient: true) else { return nil }
-        return Date(timeIntervalSince1970: seconds)
+        return try context.date(seconds: seconds, text: quoted(token(key)), field: key.name)
     }
 
     /// A whole number (a floor); `2.0` is accepted, `2.5` is not.
