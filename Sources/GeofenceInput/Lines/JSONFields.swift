@@ -121,8 +121,11 @@ struct JSONFields {
             longitudeField: longitudeKey.name)
     }
 
-    /// A time given as Unix milliseconds (a number) or ISO 8601 (a string).
-    func time(_ key: JSONKey) throws(InputError) -> Date? {
+    /// A time given as Unix milliseconds (a number) or ISO 8601 (a string), inside
+    /// ``TimeBounds``. `sentinel` is a date that stands for "unknown" (a serialised CLVisit's
+    /// `distantPast` arrival or `distantFuture` departure): a time within a year of it is returned
+    /// as the sentinel itself instead of being refused.
+    func time(_ key: JSONKey, sentinel: Date? = nil) throws(InputError) -> Date? {
         let token = tokens[key.rawValue]
         switch token.kind {
         case .absent, .null:
@@ -136,12 +139,13 @@ struct JSONFields {
                     kind: .invalidField)
             }
             return try context.date(
-                seconds: milliseconds / 1000, text: quoted(token), field: key.name)
+                seconds: milliseconds / 1000, text: quoted(token), field: key.name, sentinel: sentinel)
         case .string:
             if !token.hasEscapes,
                 let seconds = TimeText.parse(bytes, token.start, token.end, zone: context.zone)
             {
-                return try context.date(seconds: seconds, text: quoted(token), field: key.name)
+                return try context.date(
+                    seconds: seconds, text: quoted(token), field: key.name, sentinel: sentinel)
             }
             throw context.error(
                 field: key.name, "\(quoted(token)) is not an ISO 8601 time", kind: .invalidField)

@@ -32,8 +32,12 @@ public enum TimeBounds {
 
 extension LineContext {
     /// The date for Unix seconds read from `field`, or an error quoting `text` when it is outside
-    /// ``TimeBounds``.
-    func date(seconds: Double, text: @autoclosure () -> String, field: String?) throws(InputError) -> Date {
+    /// ``TimeBounds``; a time within a year of `sentinel` (a date meaning "unknown") is that
+    /// sentinel.
+    func date(
+        seconds: Double, text: @autoclosure () -> String, field: String?, sentinel: Date? = nil
+    ) throws(InputError) -> Date {
+        if let sentinel, abs(seconds - sentinel.timeIntervalSince1970) <= 366 * 86_400 { return sentinel }
         guard TimeBounds.contains(seconds) else {
             throw error(field: field, "\(text()) \(TimeBounds.reason(seconds))", kind: .invalidField)
         }
