@@ -1,9 +1,6 @@
 import Foundation
 import Geofence
 
-#if canImport(FoundationXML)
-    import FoundationXML
-#endif
 
 /// Reads a GPX 1.0 or 1.1 document into fixes: track points, route points and waypoints that
 /// carry a time.
@@ -33,9 +30,8 @@ public enum GPXReader {
         if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
         let delegate = GPXDelegate(source: source)
         var cut = false
-        // FoundationXML traps (SIGILL) when an element name is not UTF-8, so the parser only ever
-        // sees bytes checked here: a document in another encoding is refused, and one with a byte
-        // that is not UTF-8 (or a NUL, which XML forbids) is read up to the line before it.
+        // The scanner reads UTF-8 only: a document in another encoding is refused, and one with a
+        // byte that is not UTF-8 (or a NUL, which XML forbids) is read up to the line before it.
         switch XMLBytes.check(body) {
         case .valid:
             break
@@ -58,24 +54,25 @@ public enum GPXReader {
             body = body[..<lineStart]
             cut = true
         }
-        let parser = XMLParser(data: Data(body))
-        parser.delegate = delegate
-        parser.shouldProcessNamespaces = false
-        let parsed = parser.parse()
-        if !parsed, !delegate.aborted, !cut {
-            let code = (parser.parserError as NSError?)?.code ?? 0
-            delegate.errors.append(
-                InputError(
-                    source: source, line: parser.lineNumber, column: parser.columnNumber,
-                    message: "the XML is malformed here (XMLParser error \(code))", kind: .malformed))
-        }
-        // XMLParser on Linux can report success for a document cut off mid-element (a file
-        // still being written); an element left open is the sign.
-        if parsed, let open = delegate.openElement, !cut {
-            delegate.errors.append(
-                InputError(
-                    source: source, line: parser.lineNumber,
-                    message: "the document ends inside <\(open)>", kind: .malformed))
+        var scanner = XMLScanner(body)
+        do throws(XMLScanner.Fault) {
+            try scanner.scan { item in
+                switch item {
+                case .start(let name, let attributes, let line):
+                    delegate.start(name, attributes: attributes, line: line)
+                case .text(let text): delegate.characters(text)
+                case .end(let name): delegate.end(name)
+                }
+                return !delegate.aborted
+            }
+        } catch {
+            // A document cut by the byte check above already has its error.
+            if !cut {
+                delegate.errors.append(
+                    InputError(
+                        source: source, line: error.line, column: error.column,
+                        message: "the XML is malformed here: \(error.message)", kind: .malformed))
+            }
         }
         if !delegate.sawRoot, delegate.errors.isEmpty {
             delegate.errors.append(
@@ -89,8 +86,8 @@ public enum GPXReader {
     }
 }
 
-/// Collects points as the XML parser reports elements; used by one `read` call only.
-private final class GPXDelegate: NSObject, XMLParserDelegate {
+/// Collects points as the XML scanner reports elements; used by one `read` call only.
+private final class GPXDelegate {
     let source: String
     var fixes: [Fix] = []
     /// Points without a time, as ignored records.
@@ -127,10 +124,7 @@ private final class GPXDelegate: NSObject, XMLParserDelegate {
         return String(name[name.index(after: colon)...])
     }
 
-    func parser(
-        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-        qualifiedName: String?, attributes: [String: String] = [:]
-    ) {
+    func start(_ elementName: String, attributes: [String: String], line: Int) {
         let name = Self.localName(elementName)
         depth += 1
         openNames.append(elementName)
@@ -139,18 +133,17 @@ private final class GPXDelegate: NSObject, XMLParserDelegate {
             guard name == "gpx" else {
                 errors.append(
                     InputError(
-                        source: source, line: parser.lineNumber,
+                        source: source, line: line,
                         message: "not a GPX document: the root element is <\(elementName)>", kind: .malformed)
                 )
                 aborted = true
-                parser.abortParsing()
                 return
             }
             return
         }
         if point == nil, name == "trkpt" || name == "rtept" || name == "wpt" {
             point = Point(
-                kind: name, line: parser.lineNumber, depth: depth, latitude: attributes["lat"],
+                kind: name, line: line, depth: depth, latitude: attributes["lat"],
                 longitude: attributes["lon"])
             return
         }
@@ -164,13 +157,11 @@ private final class GPXDelegate: NSObject, XMLParserDelegate {
         }
     }
 
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
+    func characters(_ string: String) {
         if capturing != nil { text += string }
     }
 
-    func parser(
-        _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?
-    ) {
+    func end(_ elementName: String) {
         defer {
             depth -= 1
             _ = openNames.popLast()
