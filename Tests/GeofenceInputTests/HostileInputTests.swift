@@ -160,6 +160,42 @@ import Testing
         #expect(read.notes.isEmpty)
     }
 
+    /// Every input a fuzzer crashed a reader with, kept in `Fuzz/crashes`, is read to an answer.
+    @Test(arguments: ["gpx", "lines"])
+    func everyKeptFuzzCrashIsReadWithoutTrapping(target: String) throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fuzz/crashes/\(target)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(!names.isEmpty)
+        for name in names {
+            let data = try Data(contentsOf: folder.appendingPathComponent(name))
+            let batch =
+                target == "gpx"
+                ? GPXReader.read(data: data, source: name)
+                : InputReader.readAll(data: data.dropFirst(), source: name, format: .auto)
+            #expect(!batch.errors.isEmpty, "\(name) gives an error naming its fault")
+        }
+    }
+
+    @Test func aProcessingInstructionWithoutDataIsSkipped() {
+        // Found by libFuzzer: FoundationXML called strlen(NULL) on this PI.
+        let text =
+            "\u{FEFF}<?x?>\n<gpx><trk><trkseg><trkpt lat=\"47.1\" lon=\"8.1\"><time>2021-05-01T10:00:00Z</time></trkpt></trkseg></trk></gpx>"
+        let batch = GPXReader.read(data: Data(text.utf8), source: "pi.gpx")
+        #expect(batch.errors.isEmpty)
+        #expect(batch.records.compactMap(\.fix).count == 1)
+    }
+
+    @Test func malformedXMLNamesItsLineAndColumn() {
+        let text = "<gpx>\n<trk>\n</gpx>"
+        let batch = GPXReader.read(data: Data(text.utf8), source: "bad.gpx")
+        #expect(
+            batch.errors.map(\.description) == ["bad.gpx:3:1: the XML is malformed here: </gpx> closes <trk>"]
+        )
+        let entity = GPXReader.read(data: Data("<gpx>&ent;</gpx>".utf8), source: "e.gpx")
+        #expect(entity.errors.first?.message.contains("unknown entity &ent;") == true)
+    }
+
     @Test func aMissingFileIsOneUnreadableError() {
         #expect(throws: InputError.self) {
             try RecordReader(path: "/nonexistent/fixes.ndjson").read(record: { _ in }, error: { _ in })

@@ -21,6 +21,23 @@ import Testing
         #expect(error.description.contains("rules.yaml:1:\(YAMLParser.maxDepth + 1)"))
     }
 
+    /// Every rules text a fuzzer or a probe crashed the loader with, kept in `Fuzz/crashes/rules`,
+    /// gives diagnostics.
+    @Test func everyKeptFuzzCrashGivesDiagnostics() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fuzz/crashes/rules")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(!names.isEmpty)
+        for name in names {
+            let text = String(
+                decoding: try Data(contentsOf: folder.appendingPathComponent(name)), as: UTF8.self)
+            guard case .failure = parse(text) else {
+                Issue.record("\(name) was accepted")
+                continue
+            }
+        }
+    }
+
     @Test func aliasesOfAliasesAreCountedAtTheirFullSize() {
         var lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
         for level in 1...9 {

@@ -1,7 +1,6 @@
 import Foundation
 import Geofence
 
-
 /// Reads a GPX 1.0 or 1.1 document into fixes: track points, route points and waypoints that
 /// carry a time.
 ///

@@ -85,7 +85,9 @@ struct XMLScanner {
                 let start = index + 9
                 try skip(past: "]]>", what: "CDATA section")
                 guard !open.isEmpty else { throw fault("CDATA outside the root element", at: start) }
-                guard handle(.text(String(decoding: bytes[start..<(index - 3)], as: UTF8.self))) else { return }
+                guard handle(.text(String(decoding: bytes[start..<(index - 3)], as: UTF8.self))) else {
+                    return
+                }
             } else if starts(with: "<!") {
                 try skipDeclaration()
             } else if starts(with: "</") {
@@ -112,7 +114,9 @@ struct XMLScanner {
                 var selfClosing = false
                 while true {
                     let hadSpace = skipSpace()
-                    guard index < bytes.count else { throw fault("the document ends inside the tag <\(name)") }
+                    guard index < bytes.count else {
+                        throw fault("the document ends inside the tag <\(name)")
+                    }
                     if bytes[index] == UInt8(ascii: ">") {
                         index += 1
                         break
@@ -130,16 +134,21 @@ struct XMLScanner {
                     }
                     index += 1
                     skipSpace()
-                    guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "'")
+                    guard index < bytes.count,
+                        bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "'")
                     else { throw fault("expected a quoted value for attribute \(attribute)") }
                     let quote = bytes[index]
                     index += 1
                     let start = index
                     while index < bytes.count, bytes[index] != quote {
-                        if bytes[index] == UInt8(ascii: "<") { throw fault("< inside the value of \(attribute)") }
+                        if bytes[index] == UInt8(ascii: "<") {
+                            throw fault("< inside the value of \(attribute)")
+                        }
                         index += 1
                     }
-                    guard index < bytes.count else { throw fault("the value of \(attribute) is not closed", at: start) }
+                    guard index < bytes.count else {
+                        throw fault("the value of \(attribute) is not closed", at: start)
+                    }
                     let value = try decode(start, index)
                     index += 1
                     guard attributes.updateValue(value, forKey: attribute) == nil else {
@@ -221,9 +230,11 @@ struct XMLScanner {
         let start = index
         while index < bytes.count {
             let byte = bytes[index]
-            if [0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: "/"), UInt8(ascii: ">"), UInt8(ascii: "="), UInt8(ascii: "<"),
-                UInt8(ascii: "\""), UInt8(ascii: "'")].contains(byte)
-            {
+            if [
+                0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: "/"), UInt8(ascii: ">"), UInt8(ascii: "="),
+                UInt8(ascii: "<"),
+                UInt8(ascii: "\""), UInt8(ascii: "'"),
+            ].contains(byte) {
                 break
             }
             index += 1
@@ -247,7 +258,9 @@ struct XMLScanner {
             }
             result += String(decoding: bytes[runStart..<i], as: UTF8.self)
             var semicolon = i + 1
-            while semicolon < end, semicolon - i <= 12, bytes[semicolon] != UInt8(ascii: ";") { semicolon += 1 }
+            while semicolon < end, semicolon - i <= 12, bytes[semicolon] != UInt8(ascii: ";") {
+                semicolon += 1
+            }
             guard semicolon < end, bytes[semicolon] == UInt8(ascii: ";") else {
                 throw fault("& that starts no entity", at: i)
             }
@@ -266,7 +279,8 @@ struct XMLScanner {
                     value = UInt32(reference.dropFirst(), radix: 10)
                 }
                 guard let value, value != 0, let scalar = Unicode.Scalar(value) else {
-                    throw fault("unknown entity &\(reference); (only the five predefined ones are read)", at: i)
+                    throw fault(
+                        "unknown entity &\(reference); (only the five predefined ones are read)", at: i)
                 }
                 result.unicodeScalars.append(scalar)
             }
