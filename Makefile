@@ -56,7 +56,7 @@ bench-reference: setup
 	.build/venv/bin/python Benchmarks/reference.py .build/bench-workload
 	$$($(SWIFT) build -c release --show-bin-path)/geofence-bench | tail -3
 
-# libFuzzer targets (Fuzz/Fuzz*.swift): the libraries are built once with coverage and
+# libFuzzer targets (Fuzz/TARGET.swift): the libraries are built once with coverage and
 # AddressSanitizer, each target linked against their objects. `make fuzz` first replays every kept
 # crash (Fuzz/crashes/TARGET, each also a regression test in the suite), then fuzzes each target
 # for FUZZ_SECONDS from the committed seeds (Fuzz/corpus/TARGET; new finds go to .build/fuzz).
@@ -72,8 +72,7 @@ FUZZ_OBJECTS := $(FUZZ_BUILD)/debug/GeofenceRules.build/*.o $(FUZZ_BUILD)/debug/
 fuzz-build: setup
 	$(SWIFT) build --build-path $(FUZZ_BUILD) -Xswiftc -sanitize=fuzzer,address --target GeofenceRules
 	for t in $(FUZZ_TARGETS); do \
-	  name=$$(echo $$t | sed 's/./\U&/'); \
-	  swiftc $(FUZZ_FLAGS) -module-name Fuzz$$name Fuzz/Fuzz$$name.swift $(FUZZ_OBJECTS) \
+	  swiftc $(FUZZ_FLAGS) -module-name fuzz_$$t Fuzz/$$t.swift $(FUZZ_OBJECTS) \
 	    -o $(FUZZ_BUILD)/fuzz-$$t 2>&1 | grep -v "Cannot export local symbol" || true; \
 	  test -x $(FUZZ_BUILD)/fuzz-$$t || exit 1; \
 	done

@@ -133,6 +133,10 @@ func eventually(guardSeconds: Double = 20, _ condition: () -> Bool) async -> Boo
         let completions = await collect(3, from: runner)
         #expect(completions.map(\.hook.id) == ["quick0", "quick1", "quick2"])
         #expect(runner.runningCount == 1)
+        // Stop the hanging one with its group and wait for it, so no `sleep 1000` outlives the test.
+        runner.abandon()
+        let stopped = await collect(1, from: runner)
+        #expect(stopped.map(\.hook.id) == ["hang"])
     }
 
     @Test func finishEndsTheCompletionsOnceTheQueueIsEmptyAndRefusesMore() async throws {
