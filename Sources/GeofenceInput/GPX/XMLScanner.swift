@@ -221,8 +221,21 @@ struct XMLScanner {
     @discardableResult
     private mutating func skipSpace() -> Bool {
         let start = index
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        while index < bytes.count, Self.isSpace(bytes[index]) { index += 1 }
         return index > start
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
+    private static func endsName(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "/"), UInt8(ascii: ">"), UInt8(ascii: "="), UInt8(ascii: "<"), UInt8(ascii: "\""),
+            UInt8(ascii: "'"):
+            true
+        default: false
+        }
     }
 
     /// An element or attribute name: up to a space, `/`, `>`, `=` or a quote.
@@ -230,11 +243,7 @@ struct XMLScanner {
         let start = index
         while index < bytes.count {
             let byte = bytes[index]
-            if [
-                0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: "/"), UInt8(ascii: ">"), UInt8(ascii: "="),
-                UInt8(ascii: "<"),
-                UInt8(ascii: "\""), UInt8(ascii: "'"),
-            ].contains(byte) {
+            if Self.isSpace(byte) || Self.endsName(byte) {
                 break
             }
             index += 1
