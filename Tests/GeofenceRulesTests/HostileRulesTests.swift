@@ -51,6 +51,16 @@ import Testing
         #expect(error.description.contains("expands to more than"))
     }
 
+    @Test func aDurationTooLongForAnIntegerIsRefused() {
+        for duration in [String(repeating: "9", count: 400) + "s", "1e300", "101000d"] {
+            guard case .failure(let error) = parse("filter: { expiration: \(duration) }\n") else {
+                Issue.record("\(duration) accepted")
+                continue
+            }
+            #expect(error.description.contains("bad duration"), "\(error)")
+        }
+    }
+
     @Test func tooLargeATextIsRefusedBeforeParsing() {
         let text = "# " + String(repeating: "x", count: YAMLParser.maxBytes) + "\n"
         guard case .failure(let error) = parse(text) else {
