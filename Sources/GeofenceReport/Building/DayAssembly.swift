@@ -38,22 +38,41 @@ struct DayAssembly {
         for event in events { noteDay(event.date) }
         for action in actions { noteDay(action.date) }
         let ordered = starts.sorted()
-        let crossings = events.filter(\.isCrossing).count
-        let trackBudget = min(4000, max(300, Self.trackPointBudget / max(1, ordered.count)))
-        let droppedBudget = min(500, max(20, Self.droppedBudget / max(1, ordered.count)))
-        let chartBudget = min(400, max(40, Self.chartPointBudget / max(1, crossings)))
-        let satisfied = satisfiedIntervals()
+        let detailed = max(1, min(ordered.count, ReportDay.maxDetailedDays))
+        let firstDetailed = ordered.count - detailed
+        let sortedEvents = events.sorted { $0.date < $1.date }
+        let sortedActions = actions.sorted { $0.date < $1.date }
+        let crossings = min(sortedEvents.filter(\.isCrossing).count, Self.chartBudget)
+        let trackBudget = min(4000, max(100, Self.trackPointBudget / detailed))
+        let droppedBudget = min(500, max(10, Self.droppedBudget / detailed))
+        let eventCap = max(30, Self.eventBudget / detailed)
+        let chartCap = max(4, Self.chartBudget / detailed)
+        let chartPoints = min(400, max(30, Self.chartPointBudget / max(1, crossings)))
+        let satisfied = satisfiedIntervals(sortedEvents)
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = timeZone
         formatter.dateFormat = "yyyy-MM-dd"
-        return ordered.map { start in
+        return ordered.enumerated().map { position, start in
             let end = calendar.date(byAdding: .day, value: 1, to: start) ?? start.addingTimeInterval(86400)
             var day = ReportDay(label: formatter.string(from: start), start: start, end: end)
+            let dayEvents = Self.slice(sortedEvents, from: start, to: end, date: \.date)
+            let dayActions = Self.slice(sortedActions, from: start, to: end, date: \.date)
+            day.eventCount = dayEvents.count
+            day.actionCount = dayActions.count
+            guard position >= firstDetailed else {
+                day.isDetailed = false
+                let first = fixes.firstIndex(atOrAfter: start.timeIntervalSince1970)
+                let last = fixes.firstIndex(atOrAfter: end.timeIntervalSince1970)
+                day.fixCount = last - first
+                day.keptCount = fixes.reasons[first..<last].filter { $0 < 0 }.count
+                day.droppedNotDrawn = day.fixCount - day.keptCount
+                return day
+            }
             fill(&day, trackBudget: trackBudget, droppedBudget: droppedBudget)
             let interval = DateInterval(start: start, end: end)
-            day.events = events.filter { $0.date >= start && $0.date < end }
-            day.actions = actions.filter { $0.date >= start && $0.date < end }
+            day.events = Self.sample(dayEvents, count: eventCap)
+            day.actions = Self.sample(dayActions, count: eventCap)
             day.stays = visits.filter { visit in
                 let from = visit.arrival ?? visit.departure ?? start
                 let to = visit.departure ?? fixes.times.last.map { Date(timeIntervalSince1970: $0) } ?? from
@@ -63,9 +82,37 @@ struct DayAssembly {
                 let clipped = intervals.compactMap { $0.intersection(with: interval) }.filter { $0.duration > 0 }
                 if !clipped.isEmpty { day.satisfied[place] = clipped }
             }
-            day.charts = day.events.filter(\.isCrossing).compactMap { chart(for: $0, budget: chartBudget) }
+            day.charts = Self.sample(day.events.filter(\.isCrossing), count: chartCap).compactMap {
+                chart(for: $0, budget: chartPoints)
+            }
             return day
         }
+    }
+
+    /// Events drawn over the whole report (markers, ticks and table rows).
+    static let eventBudget = 30_000
+    /// Crossing charts over the whole report.
+    static let chartBudget = 3_000
+
+    /// The elements of a date-sorted array dated in [start, end).
+    static func slice<T>(_ sorted: [T], from start: Date, to end: Date, date: (T) -> Date) -> ArraySlice<T> {
+        func index(_ bound: Date) -> Int {
+            var low = 0
+            var high = sorted.count
+            while low < high {
+                let middle = (low + high) / 2
+                if date(sorted[middle]) < bound { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
+        return sorted[index(start)..<index(end)]
+    }
+
+    /// At most `count` elements, evenly spread, in order.
+    static func sample<C: Collection>(_ elements: C, count: Int) -> [C.Element] {
+        let all = Array(elements)
+        guard all.count > count, count > 0 else { return all }
+        return (0..<count).map { all[$0 * all.count / count] }
     }
 
     /// The longest pause the places tolerate: a pause longer than every place's `max_gap` is a gap.
@@ -116,7 +163,7 @@ struct DayAssembly {
 
     /// Place → the intervals it was satisfied, from its events (a determination counts: it says
     /// where the person was, though it fires nothing).
-    private func satisfiedIntervals() -> [String: [DateInterval]] {
+    private func satisfiedIntervals(_ events: [ReportEvent]) -> [String: [DateInterval]] {
         let end = max(
             fixes.times.last.map { Date(timeIntervalSince1970: $0) } ?? .distantPast,
             events.map(\.date).max() ?? .distantPast)

@@ -15,19 +15,25 @@ public enum ReportHTML {
         out += "<header><h1>geofence report</h1><p class=src>\(HTMLText.escape(report.source)) · "
         out += "times in \(HTMLText.escape(report.timeZone.identifier))</p></header>"
         summary(report, into: &out)
-        let shown = report.days.max { $0.events.count < $1.events.count }?.label
-        if !report.days.isEmpty {
+        let detailed = report.days.filter(\.isDetailed)
+        let shown = detailed.max { $0.events.count < $1.events.count }?.label
+        if !detailed.isEmpty {
             out += "<nav><label>Day <select id=daypick>"
-            for day in report.days {
+            for day in detailed {
                 out += "<option value=\"\(day.label)\"\(day.label == shown ? " selected" : "")>\(day.label) · "
-                out += "\(day.fixCount) fixes · \(day.events.count) events</option>"
+                out += "\(day.fixCount) fixes · \(day.eventCount) events</option>"
             }
             out += "</select></label> <button id=prev>◀</button> <button id=next>▶</button>"
-            out += " <span class=small>\(report.days.count) days with data</span></nav>"
+            out += " <span class=small>\(report.days.count) days with data"
+            if detailed.count < report.days.count {
+                out += "; the oldest \(report.days.count - detailed.count) are counted in the list below, not drawn"
+            }
+            out += "</span></nav>"
         }
-        for day in report.days {
+        for day in detailed {
             render(day, report: report, clock: clock, hidden: day.label != shown, into: &out)
         }
+        overview(report.days, into: &out)
         CommutesHTML(commutes: report.commutes, clock: clock).render(into: &out)
         out += "<script>\(script)</script></body></html>\n"
         return out
@@ -43,7 +49,9 @@ public enum ReportHTML {
         }
         out += ", \(day.dropped.count + day.droppedNotDrawn) dropped"
         if day.droppedNotDrawn > 0 { out += " (\(day.dropped.count) of them marked)" }
-        out += ", \(day.events.count) events, \(day.actions.count) actions, \(day.gaps.count) gaps in the data</p>"
+        out += ", \(day.eventCount) events"
+        if day.events.count < day.eventCount { out += " (an even sample of \(day.events.count) drawn)" }
+        out += ", \(day.actionCount) actions, \(day.gaps.count) gaps in the data</p>"
         out += "<div class=pair><div>"
         MapSVG(day: day, places: report.places, clock: clock).render(into: &out)
         out += "<p class=legend><span class=k-track></span>track <span class=k-drop>×</span>dropped fix (hover: why) "
@@ -79,6 +87,19 @@ public enum ReportHTML {
             out += "<code>geofence report RULES INPUT</code> to see why each fence fired.</p>"
         }
         out += "</section>"
+    }
+
+    /// Every day in one table: the aggregate view of a long input, and a way to pick a day.
+    private static func overview(_ days: [ReportDay], into out: inout String) {
+        guard days.count > 1 else { return }
+        out += "<details id=alldays><summary>All \(days.count) days</summary><table class=list><tr><th>day</th>"
+        out += "<th>fixes</th><th>kept</th><th>events</th><th>actions</th><th>gaps</th></tr>"
+        for day in days {
+            let name = day.isDetailed ? "<a href=\"#\" data-go=\"\(day.label)\">\(day.label)</a>" : day.label
+            out += "<tr><td>\(name)</td><td>\(day.fixCount)</td><td>\(day.keptCount)</td><td>\(day.eventCount)</td>"
+            out += "<td>\(day.actionCount)</td><td>\(day.isDetailed ? String(day.gaps.count) : "")</td></tr>"
+        }
+        out += "</table></details>"
     }
 
     private static func outcomeText(_ outcome: ReportAction.Outcome) -> String {
@@ -158,6 +179,7 @@ public enum ReportHTML {
         (function(){var s=document.getElementById('daypick');if(!s)return;
         function show(){document.querySelectorAll('section.day').forEach(function(d){d.hidden=d.dataset.day!==s.value})}
         s.onchange=show;function step(n){var i=s.selectedIndex+n;if(i>=0&&i<s.options.length){s.selectedIndex=i;show()}}
-        document.getElementById('prev').onclick=function(){step(-1)};document.getElementById('next').onclick=function(){step(1)}})();
+        document.getElementById('prev').onclick=function(){step(-1)};document.getElementById('next').onclick=function(){step(1)};
+        document.querySelectorAll('a[data-go]').forEach(function(a){a.onclick=function(e){e.preventDefault();s.value=a.dataset.go;show();s.scrollIntoView()}})})();
         """
 }

@@ -42,8 +42,15 @@ public struct ReportDay: Sendable {
     public var start: Date
     /// Local midnight ending it.
     public var end: Date
+    /// Whether the day is drawn; the oldest days of a long input are only counted (see
+    /// ``ReportDay/maxDetailedDays``).
+    public var isDetailed = true
     /// How many fixes the day had, kept and dropped.
     public var fixCount = 0
+    /// How many events the day had (``events`` holds those drawn).
+    public var eventCount = 0
+    /// How many actions fired that day.
+    public var actionCount = 0
     /// The kept fixes, simplified for drawing; a new segment starts after each data gap.
     public var track: [[TrackPoint]] = []
     /// How many kept fixes the simplified track stands for.
@@ -54,7 +61,8 @@ public struct ReportDay: Sendable {
     public var droppedNotDrawn = 0
     /// Stays (visits) that overlap the day.
     public var stays: [Visit] = []
-    /// Monitor events dated in the day.
+    /// Monitor events dated in the day, all of them unless a restless day has more than its share
+    /// of the file (then an even sample, and ``eventCount`` says how many there were).
     public var events: [ReportEvent] = []
     /// Actions fired in the day.
     public var actions: [ReportAction] = []
@@ -62,8 +70,12 @@ public struct ReportDay: Sendable {
     public var gaps: [DateInterval] = []
     /// Place → the stretches of the day it was satisfied (inside).
     public var satisfied: [String: [DateInterval]] = [:]
-    /// One chart per crossing (enter or exit) of the day.
+    /// One chart per crossing (enter or exit) of the day, up to the day's share of the file.
     public var charts: [CrossingChart] = []
+
+    /// Days drawn in full: the newest ones of a longer input; older days are listed with their
+    /// counts. Over a year, one page keeps every day; a decade would not open in a browser.
+    public static let maxDetailedDays = 400
 }
 
 /// A kept fix on the map.
