@@ -8,7 +8,8 @@ struct Chromium {
     /// Finds `chromium` on PATH or in /usr/bin; a missing browser is a failure that says how to get
     /// it, never a silent skip.
     static func find() throws -> Chromium {
-        let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+        let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(
+            String.init)
         for directory in directories + ["/usr/bin", "/usr/local/bin"] {
             for name in ["chromium", "chromium-browser"] {
                 let path = directory + "/" + name
@@ -16,14 +17,18 @@ struct Chromium {
             }
         }
         throw HarnessError(
-            "chromium not found on PATH or in /usr/bin: run `make setup` (it installs Debian's chromium package)")
+            "chromium not found on PATH or in /usr/bin: run `make setup` (it installs Debian's chromium package)"
+        )
     }
 
     /// Renders `page` at `width` × `height` to a PNG and returns its bytes.
     func screenshot(of page: String, width: Int, height: Int, in scratch: ScratchDirectory) throws -> Data {
         let output = scratch.file("shot-\(UUID().uuidString).png")
         _ = try run(
-            ["--screenshot=\(output)", "--window-size=\(width),\(height)", "--hide-scrollbars", fileURL(page)],
+            [
+                "--screenshot=\(output)", "--window-size=\(width),\(height)", "--hide-scrollbars",
+                fileURL(page),
+            ],
             in: scratch)
         return try Data(contentsOf: URL(fileURLWithPath: output))
     }

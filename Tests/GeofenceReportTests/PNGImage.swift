@@ -15,7 +15,8 @@ struct PNGImage {
             throw HarnessError("not a PNG")
         }
         func be32(_ offset: Int) -> Int {
-            Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+            Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8
+                | Int(bytes[offset + 3])
         }
         var offset = 8
         var width = 0
@@ -52,7 +53,9 @@ struct PNGImage {
                 uncompress(out.baseAddress, &rawLength, input.baseAddress, uLong(input.count))
             }
         }
-        guard status == Z_OK, Int(rawLength) == raw.count else { throw HarnessError("PNG data did not inflate: \(status)") }
+        guard status == Z_OK, Int(rawLength) == raw.count else {
+            throw HarnessError("PNG data did not inflate: \(status)")
+        }
         // Undo the per-row filters (PNG specification, section 9).
         var pixels = [UInt8](repeating: 0, count: height * stride)
         for row in 0..<height {
@@ -91,7 +94,8 @@ struct PNGImage {
     var distinctColours: Int {
         var seen = Set<UInt32>()
         for pixel in 0..<(width * height) {
-            seen.insert(UInt32(rgb[pixel * 3]) << 16 | UInt32(rgb[pixel * 3 + 1]) << 8 | UInt32(rgb[pixel * 3 + 2]))
+            seen.insert(
+                UInt32(rgb[pixel * 3]) << 16 | UInt32(rgb[pixel * 3 + 1]) << 8 | UInt32(rgb[pixel * 3 + 2]))
         }
         return seen.count
     }

@@ -33,7 +33,8 @@ import Testing
             let side = chart.hysteresis.evidence(signedDistance: point.distance, accuracy: point.accuracy)
             #expect(side == (chart.event.transition == "enter" ? .inside : .outside))
         }
-        let leaveHome = try #require(day.charts.first { $0.event.place == "home" && $0.event.transition == "exit" })
+        let leaveHome = try #require(
+            day.charts.first { $0.event.place == "home" && $0.event.transition == "exit" })
         #expect(leaveHome.event.latencySeconds.rounded() == 137)
     }
 
@@ -44,7 +45,8 @@ import Testing
         fixes.insert(
             Fix(
                 timestamp: jump.timestamp + 1,
-                coordinate: try Coordinate(latitude: jump.coordinate.latitude + 0.45, longitude: jump.coordinate.longitude),
+                coordinate: try Coordinate(
+                    latitude: jump.coordinate.latitude + 0.45, longitude: jump.coordinate.longitude),
                 horizontalAccuracy: 10), at: 501)
         fixes.insert(fixes[400], at: 401)
         var vague = fixes[300]

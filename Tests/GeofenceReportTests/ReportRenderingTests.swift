@@ -9,14 +9,16 @@ import Testing
         let chromium = try Chromium.find()
         let scratch = try ScratchDirectory()
         let page = scratch.file("report.html")
-        try ReportHTML.render(try Fixtures.syntheticDayReport()).write(toFile: page, atomically: true, encoding: .utf8)
+        try ReportHTML.render(try Fixtures.syntheticDayReport()).write(
+            toFile: page, atomically: true, encoding: .utf8)
         let blankPage = scratch.file("blank.html")
         try "<!doctype html><body style=\"background:#fafafa\"></body>".write(
             toFile: blankPage, atomically: true, encoding: .utf8)
 
         let shot = try chromium.screenshot(of: page, width: 1200, height: 2000, in: scratch)
         let image = try PNGImage(shot)
-        let blank = try PNGImage(try chromium.screenshot(of: blankPage, width: 1200, height: 2000, in: scratch))
+        let blank = try PNGImage(
+            try chromium.screenshot(of: blankPage, width: 1200, height: 2000, in: scratch))
         #expect(image.width == 1200 && image.height == 2000)
         #expect(blank.distinctColours <= 2)
         #expect(image.distinctColours > 200)
@@ -50,7 +52,9 @@ import Testing
         for event in events {
             #expect(dom.contains("data-event=\"\(event.id)\""), "event \(event.transition) \(event.place)")
             if event.isCrossingForTest {
-                #expect(dom.contains("data-chart-event=\"\(event.id)\""), "chart of \(event.transition) \(event.place)")
+                #expect(
+                    dom.contains("data-chart-event=\"\(event.id)\""),
+                    "chart of \(event.transition) \(event.place)")
             }
         }
         #expect(report.commutes.count == 2)

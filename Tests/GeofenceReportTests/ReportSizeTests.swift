@@ -20,7 +20,8 @@ import Testing
             let date = try #require(calendar.date(byAdding: .day, value: day, to: first))
             let parts = calendar.dateComponents([.year, .month, .day], from: date)
             let synthetic = SyntheticDay(
-                year: parts.year ?? 2025, month: parts.month ?? 1, day: parts.day ?? 1, timeZone: rules.timeZone,
+                year: parts.year ?? 2025, month: parts.month ?? 1, day: parts.day ?? 1,
+                timeZone: rules.timeZone,
                 intervalSeconds: 19.7, seed: UInt64(day + 1))
             for (index, fix) in synthetic.fixes().enumerated() where count < 1_000_000 {
                 builder.add(.fix(fix))
@@ -57,7 +58,8 @@ import Testing
             let date = try #require(calendar.date(byAdding: .day, value: day, to: first))
             let parts = calendar.dateComponents([.year, .month, .day], from: date)
             let synthetic = SyntheticDay(
-                year: parts.year ?? 2018, month: parts.month ?? 1, day: parts.day ?? 1, timeZone: rules.timeZone,
+                year: parts.year ?? 2018, month: parts.month ?? 1, day: parts.day ?? 1,
+                timeZone: rules.timeZone,
                 intervalSeconds: 1800, seed: UInt64(day + 1))
             for fix in synthetic.fixes() { builder.add(.fix(fix)) }
         }
@@ -65,7 +67,10 @@ import Testing
         #expect(report.days.count == 3000)
         #expect(report.days.filter(\.isDetailed).count == ReportDay.maxDetailedDays)
         #expect(report.days.suffix(ReportDay.maxDetailedDays).allSatisfy { $0.isDetailed })
-        #expect(report.days.prefix(3000 - ReportDay.maxDetailedDays).allSatisfy { !$0.isDetailed && $0.fixCount > 0 })
+        #expect(
+            report.days.prefix(3000 - ReportDay.maxDetailedDays).allSatisfy {
+                !$0.isDetailed && $0.fixCount > 0
+            })
         let page = ReportHTML.render(report)
         #expect(page.components(separatedBy: "<section class=day ").count - 1 == ReportDay.maxDetailedDays)
         #expect(page.contains("<td>\(report.days[0].label)</td>"))

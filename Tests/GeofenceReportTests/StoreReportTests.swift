@@ -42,7 +42,8 @@ import Testing
                 step.events.append(
                     StoredEvent(
                         id: event.id, device: event.device, kind: event.transition, place: event.place,
-                        date: event.date, confirmedAt: event.confirmedAt, json: try EngineJSON.line("event", event)))
+                        date: event.date, confirmedAt: event.confirmedAt,
+                        json: try EngineJSON.line("event", event)))
             }
             for commute in output.commutes {
                 step.commutes.append(
@@ -56,7 +57,8 @@ import Testing
                 let kind = if case .run = action.kind { "run" } else { "log" }
                 step.actions.append(
                     OutboxAction(
-                        id: action.id, kind: kind, payloadJSON: String(decoding: try encoder.encode(action), as: UTF8.self),
+                        id: action.id, kind: kind,
+                        payloadJSON: String(decoding: try encoder.encode(action), as: UTF8.self),
                         createdAt: action.date))
             }
         }
@@ -85,7 +87,8 @@ import Testing
         #expect(!report.summary.hasFixes)
         #expect(report.commutes.count == 1)
         let actions = report.days.flatMap(\.actions)
-        #expect(actions.filter { $0.kind == "run" }.map(\.outcome) == [.succeeded, .failed, .timedOut, .pending])
+        #expect(
+            actions.filter { $0.kind == "run" }.map(\.outcome) == [.succeeded, .failed, .timedOut, .pending])
         #expect(report.days.flatMap(\.events).count == step.events.count)
         #expect(report.days.first?.satisfied["work"]?.count == 2)
 

@@ -16,7 +16,8 @@ enum Fixtures {
 
     /// `Examples/synthetic-day.ndjson` through `Rules/commute.yaml`, as `make demo` reports it.
     static func syntheticDayReport() throws -> Report {
-        let batch = InputReader.readAll(contentsOf: root.appendingPathComponent("Examples/synthetic-day.ndjson"))
+        let batch = InputReader.readAll(
+            contentsOf: root.appendingPathComponent("Examples/synthetic-day.ndjson"))
         #expect(batch.errors.isEmpty)
         var builder = ReportBuilder(rules: try rules())
         for record in batch.records { builder.add(record) }

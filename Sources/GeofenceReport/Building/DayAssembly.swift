@@ -79,7 +79,9 @@ struct DayAssembly {
                 return from < end && to >= start
             }.sorted { ($0.arrival ?? .distantPast) < ($1.arrival ?? .distantPast) }
             for (place, intervals) in satisfied {
-                let clipped = intervals.compactMap { $0.intersection(with: interval) }.filter { $0.duration > 0 }
+                let clipped = intervals.compactMap { $0.intersection(with: interval) }.filter {
+                    $0.duration > 0
+                }
                 if !clipped.isEmpty { day.satisfied[place] = clipped }
             }
             day.charts = Self.sample(day.events.filter(\.isCrossing), count: chartCap).compactMap {
@@ -116,7 +118,9 @@ struct DayAssembly {
     }
 
     /// The longest pause the places tolerate: a pause longer than every place's `max_gap` is a gap.
-    var gapSeconds: Double { places.map(\.hysteresis.maxGapSeconds).max() ?? Hysteresis.default.maxGapSeconds }
+    var gapSeconds: Double {
+        places.map(\.hysteresis.maxGapSeconds).max() ?? Hysteresis.default.maxGapSeconds
+    }
 
     private func fill(_ day: inout ReportDay, trackBudget: Int, droppedBudget: Int) {
         let first = fixes.firstIndex(atOrAfter: day.start.timeIntervalSince1970)
@@ -146,7 +150,9 @@ struct DayAssembly {
         day.track = segments.filter { !$0.isEmpty }.map { segment in
             let share = max(2, trackBudget * segment.count / kept)
             return TrackSimplifier.simplify(segment.map { fixes.coordinates[$0] }, maxPoints: share).map {
-                TrackPoint(date: Date(timeIntervalSince1970: fixes.times[segment[$0]]), coordinate: fixes.coordinates[segment[$0]])
+                TrackPoint(
+                    date: Date(timeIntervalSince1970: fixes.times[segment[$0]]),
+                    coordinate: fixes.coordinates[segment[$0]])
             }
         }
         let stride = max(1, (dropped.count + droppedBudget - 1) / droppedBudget)
@@ -154,7 +160,8 @@ struct DayAssembly {
         day.dropped = drawn.compactMap { index in
             fixes.reason(at: index).map {
                 DroppedFix(
-                    date: Date(timeIntervalSince1970: fixes.times[index]), coordinate: fixes.coordinates[index],
+                    date: Date(timeIntervalSince1970: fixes.times[index]),
+                    coordinate: fixes.coordinates[index],
                     accuracy: fixes.accuracy(at: index), reason: $0)
             }
         }
@@ -234,7 +241,8 @@ struct DayAssembly {
         let stride = max(1, (kept.count + budget - 1) / budget)
         let points = Swift.stride(from: 0, to: kept.count, by: stride).map { distance(kept[$0]) }
         return CrossingChart(
-            event: event, hysteresis: hysteresis, points: points, firstEvidence: firstEvidence, window: window)
+            event: event, hysteresis: hysteresis, points: points, firstEvidence: firstEvidence, window: window
+        )
     }
 }
 

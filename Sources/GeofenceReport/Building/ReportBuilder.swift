@@ -73,7 +73,8 @@ public struct ReportBuilder {
         let shown = device ?? Pipeline.defaultDevice
         let others = devicesSeen.subtracting([shown]).sorted()
         let sourceLine =
-            others.isEmpty ? source : "\(source); device \(shown) (also in the input: \(others.joined(separator: ", ")))"
+            others.isEmpty
+            ? source : "\(source); device \(shown) (also in the input: \(others.joined(separator: ", ")))"
         let assembly = DayAssembly(
             places: places, timeZone: rules.timeZone, fixes: fixes.sortedByTime(), events: events,
             actions: actions, visits: Array(visits.values))
@@ -104,7 +105,8 @@ public struct ReportBuilder {
             }
             actions.append(
                 ReportAction(
-                    id: action.id, rule: action.rule, kind: kind, transition: action.transition, place: action.place,
+                    id: action.id, rule: action.rule, kind: kind, transition: action.transition,
+                    place: action.place,
                     date: action.date, outcome: .notRun, detail: "replay: nothing is executed"))
         }
         commutes += output.commutes
@@ -118,7 +120,8 @@ extension ReportEvent {
             event.longitude.flatMap { try? Coordinate(latitude: latitude, longitude: $0) }
         }
         self.init(
-            id: event.id, place: event.place, transition: event.transition, state: event.state, date: event.date,
+            id: event.id, place: event.place, transition: event.transition, state: event.state,
+            date: event.date,
             confirmedAt: event.confirmedAt, coordinate: coordinate, accuracy: event.accuracy)
     }
 }

@@ -52,7 +52,8 @@ public enum StoreReport {
                 switch outcome {
                 case .pending, .notRun: summary.hooksNotRun += 1
                 case .succeeded: summary.hooksRun += 1
-                case .failed: (summary.hooksRun, summary.hooksFailed) = (summary.hooksRun + 1, summary.hooksFailed + 1)
+                case .failed:
+                    (summary.hooksRun, summary.hooksFailed) = (summary.hooksRun + 1, summary.hooksFailed + 1)
                 case .timedOut:
                     summary.hooksRun += 1
                     summary.hooksFailed += 1
@@ -67,7 +68,9 @@ public enum StoreReport {
         let timeZone = rules?.timeZone ?? .gmt
         let places =
             rules?.places.map {
-                ReportPlace(name: $0.name, condition: $0.condition, hysteresis: rules?.hysteresis(for: $0) ?? .default)
+                ReportPlace(
+                    name: $0.name, condition: $0.condition, hysteresis: rules?.hysteresis(for: $0) ?? .default
+                )
             } ?? []
         let assembly = DayAssembly(
             places: places, timeZone: timeZone, fixes: FixTable(), events: events.map(ReportEvent.init),
@@ -75,6 +78,7 @@ public enum StoreReport {
         return Report(
             source: "the store in \(directory) (a store keeps no fixes: no track, no distance charts)",
             device: shown, timeZone: timeZone, places: places, days: assembly.days(),
-            commutes: allCommutes.filter { $0.device == shown }.sorted { $0.start < $1.start }, summary: summary)
+            commutes: allCommutes.filter { $0.device == shown }.sorted { $0.start < $1.start },
+            summary: summary)
     }
 }

@@ -59,7 +59,8 @@ struct CrossingChartSVG {
         // The band d ± k·accuracy: upper edge forward, lower edge back.
         out += "<path class=band d=\""
         for (index, point) in chart.points.enumerated() {
-            out += (index == 0 ? "M" : "L") + n(x(point.date)) + " " + n(y(point.distance + k * point.accuracy))
+            out +=
+                (index == 0 ? "M" : "L") + n(x(point.date)) + " " + n(y(point.distance + k * point.accuracy))
         }
         for point in chart.points.reversed() {
             out += "L" + n(x(point.date)) + " " + n(y(point.distance - k * point.accuracy))
@@ -72,21 +73,27 @@ struct CrossingChartSVG {
         line(y: y(0), cls: "zero", label: "boundary", labelX: Self.left + 2, labelY: y(0) - 2, into: &out)
         line(
             y: y(-h.enterMarginMeters), cls: "enterm", label: "enter margin −\(n(h.enterMarginMeters)) m",
-            labelX: Self.width - Self.right - 2, labelY: y(-h.enterMarginMeters) + 9, anchor: "end", into: &out)
+            labelX: Self.width - Self.right - 2, labelY: y(-h.enterMarginMeters) + 9, anchor: "end",
+            into: &out)
         line(
             y: y(h.exitMarginMeters), cls: "exitm", label: "exit margin +\(n(h.exitMarginMeters)) m",
             labelX: Self.width - Self.right - 2, labelY: y(h.exitMarginMeters) - 2, anchor: "end", into: &out)
-        if let first = chart.firstEvidence { marker(x: x(first), cls: "first", label: "first evidence", into: &out) }
+        if let first = chart.firstEvidence {
+            marker(x: x(first), cls: "first", label: "first evidence", into: &out)
+        }
         marker(x: x(event.date), cls: "cross", label: "crossing", into: &out)
         marker(x: x(event.confirmedAt), cls: "confirm", label: "confirmed", into: &out)
         // Axes: metres on the left, local times below.
         for value in [low + 5, 0, high - 5] {
-            out += "<text class=axis x=\(n(Self.left - 4)) y=\(n(y(value) + 3)) text-anchor=end>\(Int(value.rounded()))</text>"
+            out +=
+                "<text class=axis x=\(n(Self.left - 4)) y=\(n(y(value) + 3)) text-anchor=end>\(Int(value.rounded()))</text>"
         }
-        out += "<text class=axis x=\(n(Self.left)) y=\(n(Self.height - 6))>\(clock.time(chart.window.start))</text>"
+        out +=
+            "<text class=axis x=\(n(Self.left)) y=\(n(Self.height - 6))>\(clock.time(chart.window.start))</text>"
         out += "<text class=axis x=\(n(Self.width - Self.right)) y=\(n(Self.height - 6)) text-anchor=end>"
         out += "\(clock.time(chart.window.end))</text>"
-        out += "<text class=axis x=\(n(Self.left + plotWidth / 2)) y=\(n(Self.height - 6)) text-anchor=middle>"
+        out +=
+            "<text class=axis x=\(n(Self.left + plotWidth / 2)) y=\(n(Self.height - 6)) text-anchor=middle>"
         out += "metres to the boundary (k = \(n(k)))</text></svg></figure>"
     }
 
@@ -96,11 +103,13 @@ struct CrossingChartSVG {
     ) {
         let n = HTMLText.number
         out += "<path class=\(cls) d=\"M\(n(Self.left)) \(n(y))H\(n(Self.width - Self.right))\"/>"
-        out += "<text class=\"axis \(cls)t\" x=\(n(labelX)) y=\(n(labelY)) text-anchor=\(anchor)>\(label)</text>"
+        out +=
+            "<text class=\"axis \(cls)t\" x=\(n(labelX)) y=\(n(labelY)) text-anchor=\(anchor)>\(label)</text>"
     }
 
     private func marker(x: Double, cls: String, label: String, into out: inout String) {
         let n = HTMLText.number
-        out += "<path class=\(cls) d=\"M\(n(x)) \(n(Self.top))V\(n(Self.height - Self.bottom))\"><title>\(label)</title></path>"
+        out +=
+            "<path class=\(cls) d=\"M\(n(x)) \(n(Self.top))V\(n(Self.height - Self.bottom))\"><title>\(label)</title></path>"
     }
 }

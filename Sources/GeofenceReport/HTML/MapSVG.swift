@@ -11,39 +11,70 @@ struct MapSVG {
     let day: ReportDay
     let places: [ReportPlace]
     let clock: LocalClock
-    static let width = 560.0
-    static let height = 460.0
+    /// A place to zoom on (an inset where the margin bands are metres wide on screen), or `nil`
+    /// for the whole day.
+    var focus: ReportPlace? = nil
+    var width = 560.0
+    var height = 460.0
 
     func render(into out: inout String) {
-        let shown = placesShown()
+        let shown = focus.map { [$0] + placesShown().filter { $0.name != focus?.name } } ?? placesShown()
         var box = BoundingBox()
-        for segment in day.track { for point in segment { box.add(point.coordinate) } }
-        for event in day.events { if let coordinate = event.coordinate { box.add(coordinate) } }
-        for stay in day.stays { box.add(stay.coordinate) }
-        for place in shown { box.add(place: place.condition) }
-        guard let projection = Projection(box: box, width: Self.width, height: Self.height, padding: 24) else {
+        if let focus {
+            box.add(place: focus.condition, grownBy: 2.5)
+        } else {
+            for segment in day.track { for point in segment { box.add(point.coordinate) } }
+            for event in day.events { if let coordinate = event.coordinate { box.add(coordinate) } }
+            for stay in day.stays { box.add(stay.coordinate) }
+            for place in shown { box.add(place: place.condition) }
+        }
+        guard
+            let projection = Projection(
+                box: box, width: width, height: height, padding: focus == nil ? 24 : 4)
+        else {
             out += "<p class=note>Nothing to draw on the map this day.</p>"
             return
         }
-        let id = "m" + day.label.replacingOccurrences(of: "-", with: "")
-        out += "<svg class=map viewBox=\"0 0 \(Int(Self.width)) \(Int(Self.height))\" width=\(Int(Self.width))"
-        out += " height=\(Int(Self.height)) role=img aria-label=\"map of \(day.label)\">"
+        func inView(_ point: (Double, Double)) -> Bool {
+            point.0 >= -20 && point.0 <= width + 20 && point.1 >= -20 && point.1 <= height + 20
+        }
+        let id =
+            "m" + day.label.replacingOccurrences(of: "-", with: "")
+            + (focus.flatMap { place in places.firstIndex { $0.name == place.name } }.map { "f\($0)" } ?? "")
+        let kind = focus == nil ? "map" : "inset"
+        let label = focus.map { "\(HTMLText.escape($0.name)) on \(day.label)" } ?? "map of \(day.label)"
+        out += "<svg class=\(kind) viewBox=\"0 0 \(Int(width)) \(Int(height))\" width=\(Int(width))"
+        out += " height=\(Int(height)) role=img aria-label=\"\(label)\">"
         out += "<rect class=bg width=100% height=100% />"
+        var labels: [(x: Double, y: Double, below: Double, text: String)] = []
         for (index, place) in shown.enumerated() {
-            drawPlace(place, clipID: "\(id)p\(index)", projection: projection, into: &out)
+            labels.append(drawPlace(place, clipID: "\(id)p\(index)", projection: projection, into: &out))
         }
         for segment in day.track where segment.count > 1 {
-            out += "<path class=track d=\""
+            // In an inset only the stretches near the place are drawn (with one fix either side).
+            var drawing = false
             for (index, point) in segment.enumerated() {
-                let (x, y) = projection.point(point.coordinate)
-                out += (index == 0 ? "M" : "L") + HTMLText.number(x) + " " + HTMLText.number(y)
+                let xy = projection.point(point.coordinate)
+                let near =
+                    focus == nil || inView(xy)
+                    || (index + 1 < segment.count && inView(projection.point(segment[index + 1].coordinate)))
+                    || (index > 0 && inView(projection.point(segment[index - 1].coordinate)))
+                if near {
+                    out +=
+                        (drawing ? "L" : "<path class=track d=\"M") + HTMLText.number(xy.0) + " "
+                        + HTMLText.number(xy.1)
+                    drawing = true
+                } else if drawing {
+                    out += "\" />"
+                    drawing = false
+                }
             }
-            out += "\"/>"
+            if drawing { out += "\" />" }
         }
         var offMap = 0
         for fix in day.dropped {
             let (x, y) = projection.point(fix.coordinate)
-            guard x >= 0, x <= Self.width, y >= 0, y <= Self.height else {
+            guard x >= 0, x <= width, y >= 0, y <= height else {
                 offMap += 1
                 continue
             }
@@ -54,23 +85,41 @@ struct MapSVG {
         }
         for stay in day.stays {
             let (x, y) = projection.point(stay.coordinate)
+            guard focus == nil || inView((x, y)) else { continue }
             let radius = max(5, projection.scale * max(30, stay.horizontalAccuracy))
             let from = stay.arrival.map(clock.time) ?? "?"
             let to = stay.departure.map(clock.time) ?? "still there"
-            out += "<circle class=stay data-stay=\"\(from)\" cx=\(HTMLText.number(x)) cy=\(HTMLText.number(y))"
+            out += "<circle class=stay cx=\(HTMLText.number(x)) cy=\(HTMLText.number(y))"
             out += " r=\(HTMLText.number(radius))><title>stay \(from) to \(to)</title></circle>"
         }
         for event in day.events {
             guard let coordinate = event.coordinate else { continue }
             let (x, y) = projection.point(coordinate)
-            out += "<circle class=\"ev \(HTMLText.escape(event.transition))\" data-event=\"\(event.id)\""
-            out += " data-place=\"\(HTMLText.escape(event.place))\" cx=\(HTMLText.number(x))"
-            out += " cy=\(HTMLText.number(y)) r=6><title>\(HTMLText.escape(event.transition)) "
+            guard focus == nil || inView((x, y)) else { continue }
+            // The day map carries the events' ids; insets repeat them without, so each event is one
+            // element to find.
+            let attributes =
+                focus == nil
+                ? " data-event=\"\(event.id)\" data-place=\"\(HTMLText.escape(event.place))\"" : ""
+            out +=
+                "<circle class=\"ev \(HTMLText.escape(event.transition))\"\(attributes) cx=\(HTMLText.number(x))"
+            out +=
+                " cy=\(HTMLText.number(y)) r=\(focus == nil ? 6 : 4)><title>\(HTMLText.escape(event.transition)) "
             out += "\(HTMLText.escape(event.place)): crossing \(clock.time(event.date)), decided here at "
-            out += "\(clock.time(event.confirmedAt)) (\(HTMLText.duration(event.latencySeconds)) later)</title></circle>"
+            out +=
+                "\(clock.time(event.confirmedAt)) (\(HTMLText.duration(event.latencySeconds)) later)</title></circle>"
+        }
+        // Labels last, on top; one that would sit on an earlier label goes below its place.
+        var placed: [(Double, Double)] = []
+        for label in labels {
+            var y = label.y
+            if placed.contains(where: { abs($0.0 - label.x) < 60 && abs($0.1 - y) < 12 }) { y = label.below }
+            placed.append((label.x, y))
+            out +=
+                "<text class=label x=\(HTMLText.number(label.x)) y=\(HTMLText.number(y))>\(label.text)</text>"
         }
         scaleBar(projection, into: &out)
-        if offMap > 0 {
+        if offMap > 0, focus == nil {
             out += "<text class=small x=8 y=16>\(offMap) dropped fixes lie off this map</text>"
         }
         out += "</svg>"
@@ -88,14 +137,17 @@ struct MapSVG {
         }
     }
 
-    private func drawPlace(_ place: ReportPlace, clipID: String, projection: Projection, into out: inout String) {
+    private func drawPlace(
+        _ place: ReportPlace, clipID: String, projection: Projection, into out: inout String
+    ) -> (x: Double, y: Double, below: Double, text: String) {
         let name = HTMLText.escape(place.name)
         let enter = place.hysteresis.enterMarginMeters * projection.scale
         let exit = place.hysteresis.exitMarginMeters * projection.scale
-        out += "<g class=place data-place=\"\(name)\"><title>\(name): enter margin "
+        let group = focus == nil ? "<g class=place data-place=\"\(name)\">" : "<g class=place>"
+        out += group + "<title>\(name): enter margin "
         out += "\(HTMLText.number(place.hysteresis.enterMarginMeters)) m, exit margin "
         out += "\(HTMLText.number(place.hysteresis.exitMarginMeters)) m</title>"
-        let labelAt: (Double, Double)
+        let labelAt: (Double, Double, Double)
         switch place.condition {
         case .circle(let circle):
             let (x, y) = projection.point(circle.center)
@@ -104,9 +156,10 @@ struct MapSVG {
             out += "<circle class=exitband \(cx) r=\(HTMLText.number(radius + exit / 2)) stroke-width="
             out += "\(HTMLText.number(max(exit, 0.5))) />"
             out += "<circle class=fence \(cx) r=\(HTMLText.number(radius)) />"
-            out += "<circle class=enterband \(cx) r=\(HTMLText.number(max(0, radius - enter / 2))) stroke-width="
+            out +=
+                "<circle class=enterband \(cx) r=\(HTMLText.number(max(0, radius - enter / 2))) stroke-width="
             out += "\(HTMLText.number(max(enter, 0.5))) />"
-            labelAt = (x, y - radius - exit - 4)
+            labelAt = (x, y - radius - exit - 4, y + radius + exit + 12)
         case .polygon(let polygon):
             var d = ""
             var box = BoundingBox()
@@ -127,20 +180,22 @@ struct MapSVG {
             out += "<path class=fence d=\"\(d)\" fill-rule=evenodd />"
             out += "<path class=enterband d=\"\(d)\" clip-path=\"url(#\(clipID))\" stroke-width="
             out += "\(HTMLText.number(max(2 * enter, 0.5))) />"
-            let top = projection.point(
-                Coordinate.clamped(latitude: box.maxLatitude, longitude: (box.minLongitude + box.maxLongitude) / 2))
-            labelAt = (top.0, top.1 - exit - 4)
+            let middle = (box.minLongitude + box.maxLongitude) / 2
+            let top = projection.point(Coordinate.clamped(latitude: box.maxLatitude, longitude: middle))
+            let bottom = projection.point(Coordinate.clamped(latitude: box.minLatitude, longitude: middle))
+            labelAt = (top.0, top.1 - exit - 4, bottom.1 + exit + 12)
         }
-        out += "<text class=label x=\(HTMLText.number(labelAt.0)) y=\(HTMLText.number(labelAt.1))>\(name)</text></g>"
+        out += "</g>"
+        return (labelAt.0, labelAt.1, labelAt.2, name)
     }
 
     private func scaleBar(_ projection: Projection, into out: inout String) {
-        let target = Self.width / 5 / projection.scale
+        let target = width / 5 / projection.scale
         let magnitude = pow(10, floor(log10(target)))
         let length = [1.0, 2, 5, 10].map { $0 * magnitude }.last { $0 <= target } ?? magnitude
         let pixels = length * projection.scale
         let text = length >= 1000 ? "\(HTMLText.number(length / 1000)) km" : "\(Int(length)) m"
-        let y = Self.height - 14
+        let y = height - 14
         out += "<g class=scale><path d=\"M12 \(HTMLText.number(y - 5))v5h\(HTMLText.number(pixels))v-5\"/>"
         out += "<text x=\(HTMLText.number(12 + pixels + 6)) y=\(HTMLText.number(y))>\(text)</text></g>"
     }
@@ -162,16 +217,36 @@ struct BoundingBox {
         maxLongitude = max(maxLongitude, coordinate.longitude)
     }
 
-    /// Adds a condition's extent (a circle's centre plus its radius).
-    mutating func add(place condition: Condition) {
+    /// Adds a condition's extent (a circle's centre plus its radius), grown by a factor around
+    /// its middle.
+    mutating func add(place condition: Condition, grownBy factor: Double = 1) {
         switch condition {
         case .circle(let circle):
-            let dLatitude = circle.radiusMeters / 111_132
-            let dLongitude = circle.radiusMeters / (111_320 * max(0.01, cos(circle.center.latitude * .pi / 180)))
-            add(Coordinate.clamped(latitude: circle.center.latitude - dLatitude, longitude: circle.center.longitude - dLongitude))
-            add(Coordinate.clamped(latitude: circle.center.latitude + dLatitude, longitude: circle.center.longitude + dLongitude))
+            let dLatitude = factor * circle.radiusMeters / 111_132
+            let dLongitude =
+                factor * circle.radiusMeters / (111_320 * max(0.01, cos(circle.center.latitude * .pi / 180)))
+            add(
+                Coordinate.clamped(
+                    latitude: circle.center.latitude - dLatitude,
+                    longitude: circle.center.longitude - dLongitude))
+            add(
+                Coordinate.clamped(
+                    latitude: circle.center.latitude + dLatitude,
+                    longitude: circle.center.longitude + dLongitude))
         case .polygon(let polygon):
-            for part in polygon.polygons { for vertex in part.first ?? [] { add(vertex) } }
+            var own = BoundingBox()
+            for part in polygon.polygons { for vertex in part.first ?? [] { own.add(vertex) } }
+            guard own.isValid else { return }
+            let middleLatitude = (own.minLatitude + own.maxLatitude) / 2
+            let middleLongitude = (own.minLongitude + own.maxLongitude) / 2
+            let halfLatitude = (own.maxLatitude - own.minLatitude) / 2 * factor
+            let halfLongitude = (own.maxLongitude - own.minLongitude) / 2 * factor
+            add(
+                Coordinate.clamped(
+                    latitude: middleLatitude - halfLatitude, longitude: middleLongitude - halfLongitude))
+            add(
+                Coordinate.clamped(
+                    latitude: middleLatitude + halfLatitude, longitude: middleLongitude + halfLongitude))
         }
     }
 

@@ -20,13 +20,15 @@ public enum ReportHTML {
         if !detailed.isEmpty {
             out += "<nav><label>Day <select id=daypick>"
             for day in detailed {
-                out += "<option value=\"\(day.label)\"\(day.label == shown ? " selected" : "")>\(day.label) · "
+                out +=
+                    "<option value=\"\(day.label)\"\(day.label == shown ? " selected" : "")>\(day.label) · "
                 out += "\(day.fixCount) fixes · \(day.eventCount) events</option>"
             }
             out += "</select></label> <button id=prev>◀</button> <button id=next>▶</button>"
             out += " <span class=small>\(report.days.count) days with data"
             if detailed.count < report.days.count {
-                out += "; the oldest \(report.days.count - detailed.count) are counted in the list below, not drawn"
+                out +=
+                    "; the oldest \(report.days.count - detailed.count) are counted in the list below, not drawn"
             }
             out += "</span></nav>"
         }
@@ -54,10 +56,25 @@ public enum ReportHTML {
         out += ", \(day.actionCount) actions, \(day.gaps.count) gaps in the data</p>"
         out += "<div class=pair><div>"
         MapSVG(day: day, places: report.places, clock: clock).render(into: &out)
-        out += "<p class=legend><span class=k-track></span>track <span class=k-drop>×</span>dropped fix (hover: why) "
+        out +=
+            "<p class=legend><span class=k-track></span>track <span class=k-drop>×</span>dropped fix (hover: why) "
         out += "<span class=k-enter></span>enter band <span class=k-exit></span>exit band "
-        out += "<span class=k-stay></span>stay <span class=k-ev></span>event, where it was decided</p></div>"
-        out += "<div class=events><h3>Events</h3><table class=list><tr><th>crossing</th><th>place</th><th></th>"
+        out += "<span class=k-stay></span>stay <span class=k-ev></span>event, where it was decided</p>"
+        // Close-ups of the places visited, where the margin bands are metres wide on screen.
+        let visited = report.places.filter { place in day.events.contains { $0.place == place.name } }
+        if !visited.isEmpty {
+            out += "<div class=insets>"
+            for place in visited {
+                out += "<figure><figcaption>\(HTMLText.escape(place.name))</figcaption>"
+                MapSVG(day: day, places: report.places, clock: clock, focus: place, width: 180, height: 180)
+                    .render(into: &out)
+                out += "</figure>"
+            }
+            out += "</div>"
+        }
+        out += "</div>"
+        out +=
+            "<div class=events><h3>Events</h3><table class=list><tr><th>crossing</th><th>place</th><th></th>"
         out += "<th>confirmed</th><th>latency</th></tr>"
         for event in day.events {
             out += "<tr><td>\(clock.time(event.date))</td><td>\(HTMLText.escape(event.place))</td>"
@@ -75,15 +92,18 @@ public enum ReportHTML {
         out += "</table></div></div><h3>Timeline</h3>"
         TimelineSVG(day: day, places: report.places, clock: clock).render(into: &out)
         if !day.charts.isEmpty {
-            out += "<h3>Why the fence fired</h3><p class=legend>signed distance (line) with its evidence band "
-            out += "distance ± k·accuracy (shaded); a fix is evidence of inside when the whole band is below the "
+            out +=
+                "<h3>Why the fence fired</h3><p class=legend>signed distance (line) with its evidence band "
+            out +=
+                "distance ± k·accuracy (shaded); a fix is evidence of inside when the whole band is below the "
             out += "enter margin (green zone), of outside when it is above the exit margin (red zone). "
             out += "<span class=k-first></span>first evidence <span class=k-cross></span>estimated crossing "
             out += "<span class=k-confirm></span>confirmation</p><div class=charts>"
             for chart in day.charts { CrossingChartSVG(chart: chart, clock: clock).render(into: &out) }
             out += "</div>"
         } else if !report.summary.hasFixes, !day.events.isEmpty {
-            out += "<p class=note>No distance charts: the store keeps no fixes. Replay the recorded input with "
+            out +=
+                "<p class=note>No distance charts: the store keeps no fixes. Replay the recorded input with "
             out += "<code>geofence report RULES INPUT</code> to see why each fence fired.</p>"
         }
         out += "</section>"
@@ -92,11 +112,13 @@ public enum ReportHTML {
     /// Every day in one table: the aggregate view of a long input, and a way to pick a day.
     private static func overview(_ days: [ReportDay], into out: inout String) {
         guard days.count > 1 else { return }
-        out += "<details id=alldays><summary>All \(days.count) days</summary><table class=list><tr><th>day</th>"
+        out +=
+            "<details id=alldays><summary>All \(days.count) days</summary><table class=list><tr><th>day</th>"
         out += "<th>fixes</th><th>kept</th><th>events</th><th>actions</th><th>gaps</th></tr>"
         for day in days {
             let name = day.isDetailed ? "<a href=\"#\" data-go=\"\(day.label)\">\(day.label)</a>" : day.label
-            out += "<tr><td>\(name)</td><td>\(day.fixCount)</td><td>\(day.keptCount)</td><td>\(day.eventCount)</td>"
+            out +=
+                "<tr><td>\(name)</td><td>\(day.fixCount)</td><td>\(day.keptCount)</td><td>\(day.eventCount)</td>"
             out += "<td>\(day.actionCount)</td><td>\(day.isDetailed ? String(day.gaps.count) : "")</td></tr>"
         }
         out += "</table></details>"
@@ -116,8 +138,10 @@ public enum ReportHTML {
         let s = report.summary
         out += "<section id=summary><h2>Summary</h2><div class=pair>"
         if s.hasFixes {
-            out += "<table class=list><tr><th colspan=2>fixes</th></tr><tr><td>records read</td><td>\(s.recordsRead)</td></tr>"
-            out += "<tr><td>fixes read</td><td>\(s.fixesRead)</td></tr><tr><td>kept</td><td>\(s.fixesKept)</td></tr>"
+            out +=
+                "<table class=list><tr><th colspan=2>fixes</th></tr><tr><td>records read</td><td>\(s.recordsRead)</td></tr>"
+            out +=
+                "<tr><td>fixes read</td><td>\(s.fixesRead)</td></tr><tr><td>kept</td><td>\(s.fixesKept)</td></tr>"
             for reason in FixFilter.Reason.allCases {
                 guard let count = s.dropped[reason] else { continue }
                 out += "<tr><td>dropped: \(reason.rawValue)</td><td>\(count)</td></tr>"
@@ -134,9 +158,12 @@ public enum ReportHTML {
             for transition in transitions { out += "<td>\(s.eventsPerPlace[place]?[transition] ?? 0)</td>" }
             out += "</tr>"
         }
-        out += "</table><table class=list><tr><th colspan=2>hooks</th></tr><tr><td>run</td><td>\(s.hooksRun)</td></tr>"
-        out += "<tr><td>failed</td><td>\(s.hooksFailed)</td></tr><tr><td>timed out</td><td>\(s.hooksTimedOut)</td></tr>"
-        out += "<tr><td>not run\(s.hasFixes ? " (replay executes nothing)" : " (pending)")</td><td>\(s.hooksNotRun)</td></tr>"
+        out +=
+            "</table><table class=list><tr><th colspan=2>hooks</th></tr><tr><td>run</td><td>\(s.hooksRun)</td></tr>"
+        out +=
+            "<tr><td>failed</td><td>\(s.hooksFailed)</td></tr><tr><td>timed out</td><td>\(s.hooksTimedOut)</td></tr>"
+        out +=
+            "<tr><td>not run\(s.hasFixes ? " (replay executes nothing)" : " (pending)")</td><td>\(s.hooksNotRun)</td></tr>"
         out += "<tr><td>commutes</td><td>\(report.commutes.count)</td></tr></table></div></section>"
     }
 
@@ -147,7 +174,7 @@ public enum ReportHTML {
         nav{margin:10px 0;position:sticky;top:0;background:#fafafa;padding:4px 0}
         .pair{display:flex;gap:16px;flex-wrap:wrap;align-items:flex-start}.pair .legend{max-width:560px}
         table.list,table.wk{border-collapse:collapse}td,th{padding:1px 8px;text-align:left;border-bottom:1px solid #e4e4e4}
-        .charts{display:flex;flex-wrap:wrap;gap:10px}figure{margin:0}figcaption{font-size:11px;max-width:460px}
+        .charts,.insets{display:flex;flex-wrap:wrap;gap:10px}.insets{max-width:580px;margin-top:6px}figure{margin:0}figcaption{font-size:11px;max-width:460px}
         svg text{font:10px system-ui,sans-serif;fill:#333}.bg{fill:#fff;stroke:#ddd}
         .fence{fill:#eef3ff;stroke:#3557a7;stroke-width:1.5}.exitband{fill:none;stroke:#e8887a;opacity:.45}
         .enterband{fill:none;stroke:#5cb85c;opacity:.5}.label{font-weight:600;text-anchor:middle}
