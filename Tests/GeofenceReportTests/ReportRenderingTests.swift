@@ -61,8 +61,9 @@ import Testing
         for commute in report.commutes {
             #expect(dom.contains("data-commute=\"\(commute.id)\""), "commute \(commute.rule)")
         }
-        // Parsed as SVG, each event marker is its own element, not swallowed by the one before.
-        #expect(dom.components(separatedBy: "<circle class=\"ev ").count - 1 == events.count)
+        // Parsed as SVG, each event is one element of its own, not swallowed by the one before.
+        #expect(dom.components(separatedBy: " data-event=\"").count - 1 == events.count)
+        #expect(dom.components(separatedBy: "<svg class=\"inset\"").count - 1 == 4)
     }
 }
 

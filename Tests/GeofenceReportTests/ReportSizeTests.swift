@@ -37,7 +37,8 @@ import Testing
             day += 1
         }
         let report = builder.finish(source: "a generated year")
-        let bytes = ReportHTML.render(report).utf8.count
+        let page = ReportHTML.render(report)
+        let bytes = page.utf8.count
         print("report of \(report.summary.fixesRead) fixes over \(report.days.count) days: \(bytes) bytes")
         #expect(report.summary.fixesRead == 1_000_000)
         #expect(report.summary.dropped[.inaccurate, default: 0] > 20_000)

@@ -16,11 +16,11 @@ struct DayAssembly {
     let visits: [Visit]
 
     /// Track points drawn over the whole report.
-    static let trackPointBudget = 250_000
+    static let trackPointBudget = 150_000
     /// Dropped fixes marked over the whole report.
-    static let droppedBudget = 15_000
+    static let droppedBudget = 10_000
     /// Distance samples drawn over all the charts.
-    static let chartPointBudget = 120_000
+    static let chartPointBudget = 80_000
 
     /// The days that have a fix, an event or an action, oldest first.
     func days() -> [ReportDay] {
@@ -94,7 +94,7 @@ struct DayAssembly {
     /// Events drawn over the whole report (markers, ticks and table rows).
     static let eventBudget = 30_000
     /// Crossing charts over the whole report.
-    static let chartBudget = 3_000
+    static let chartBudget = 2_000
 
     /// The elements of a date-sorted array dated in [start, end).
     static func slice<T>(_ sorted: [T], from start: Date, to end: Date, date: (T) -> Date) -> ArraySlice<T> {

@@ -53,7 +53,8 @@ public enum StoreReport {
                 case .pending, .notRun: summary.hooksNotRun += 1
                 case .succeeded: summary.hooksRun += 1
                 case .failed:
-                    (summary.hooksRun, summary.hooksFailed) = (summary.hooksRun + 1, summary.hooksFailed + 1)
+                    summary.hooksRun += 1
+                    summary.hooksFailed += 1
                 case .timedOut:
                     summary.hooksRun += 1
                     summary.hooksFailed += 1

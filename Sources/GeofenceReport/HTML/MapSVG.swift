@@ -72,7 +72,9 @@ struct MapSVG {
             if drawing { out += "\" />" }
         }
         var offMap = 0
-        for fix in day.dropped {
+        // Close-ups leave out what the day map already explains on hover (dropped fixes, stays),
+        // and mark events without their text: a year of close-ups must not double the file.
+        for fix in day.dropped where focus == nil {
             let (x, y) = projection.point(fix.coordinate)
             guard x >= 0, x <= width, y >= 0, y <= height else {
                 offMap += 1
@@ -85,7 +87,7 @@ struct MapSVG {
         }
         for stay in day.stays {
             let (x, y) = projection.point(stay.coordinate)
-            guard focus == nil || inView((x, y)) else { continue }
+            guard focus == nil else { break }
             let radius = max(5, projection.scale * max(30, stay.horizontalAccuracy))
             let from = stay.arrival.map(clock.time) ?? "?"
             let to = stay.departure.map(clock.time) ?? "still there"
@@ -95,16 +97,18 @@ struct MapSVG {
         for event in day.events {
             guard let coordinate = event.coordinate else { continue }
             let (x, y) = projection.point(coordinate)
-            guard focus == nil || inView((x, y)) else { continue }
-            // The day map carries the events' ids; insets repeat them without, so each event is one
-            // element to find.
-            let attributes =
-                focus == nil
-                ? " data-event=\"\(event.id)\" data-place=\"\(HTMLText.escape(event.place))\"" : ""
-            out +=
-                "<circle class=\"ev \(HTMLText.escape(event.transition))\"\(attributes) cx=\(HTMLText.number(x))"
-            out +=
-                " cy=\(HTMLText.number(y)) r=\(focus == nil ? 6 : 4)><title>\(HTMLText.escape(event.transition)) "
+            guard focus == nil else {
+                if inView((x, y)) {
+                    out +=
+                        "<circle class=\"ev \(HTMLText.escape(event.transition))\" cx=\(HTMLText.number(x))"
+                    out += " cy=\(HTMLText.number(y)) r=4 />"
+                }
+                continue
+            }
+            // Only the day map carries the events' ids, so each event is one element to find.
+            out += "<circle class=\"ev \(HTMLText.escape(event.transition))\" data-event=\"\(event.id)\""
+            out += " data-place=\"\(HTMLText.escape(event.place))\" cx=\(HTMLText.number(x))"
+            out += " cy=\(HTMLText.number(y)) r=6><title>\(HTMLText.escape(event.transition)) "
             out += "\(HTMLText.escape(event.place)): crossing \(clock.time(event.date)), decided here at "
             out +=
                 "\(clock.time(event.confirmedAt)) (\(HTMLText.duration(event.latencySeconds)) later)</title></circle>"
