@@ -5,7 +5,7 @@ import Testing
 /// The synthetic day's report as a browser shows it: rendered by headless Chromium, screenshot
 /// decoded and looked at, DOM searched for every place, event and commute.
 @Suite(.serialized) struct ReportRenderingTests {
-    @Test func syntheticDayReportRendersAMapTrackAndEventsInChromium() throws {
+    @Test func syntheticDayReportRendersAMapTrackAndEventsInChromium() async throws {
         let chromium = try Chromium.find()
         let scratch = try ScratchDirectory()
         let page = scratch.file("report.html")
@@ -15,10 +15,14 @@ import Testing
         try "<!doctype html><body style=\"background:#fafafa\"></body>".write(
             toFile: blankPage, atomically: true, encoding: .utf8)
 
-        let shot = try chromium.screenshot(of: page, width: 1200, height: 2000, in: scratch)
+        let shot = try await offThePool {
+            try chromium.screenshot(of: page, width: 1200, height: 2000, in: scratch)
+        }
         let image = try PNGImage(shot)
-        let blank = try PNGImage(
-            try chromium.screenshot(of: blankPage, width: 1200, height: 2000, in: scratch))
+        let blankShot = try await offThePool {
+            try chromium.screenshot(of: blankPage, width: 1200, height: 2000, in: scratch)
+        }
+        let blank = try PNGImage(blankShot)
         #expect(image.width == 1200 && image.height == 2000)
         #expect(blank.distinctColours <= 2)
         #expect(image.distinctColours > 200)
@@ -34,13 +38,13 @@ import Testing
         }
     }
 
-    @Test func everyPlaceEventAndCommuteIsDrawnInTheDOM() throws {
+    @Test func everyPlaceEventAndCommuteIsDrawnInTheDOM() async throws {
         let chromium = try Chromium.find()
         let scratch = try ScratchDirectory()
         let report = try Fixtures.syntheticDayReport()
         let page = scratch.file("report.html")
         try ReportHTML.render(report).write(toFile: page, atomically: true, encoding: .utf8)
-        let dom = try chromium.dumpDOM(of: page, in: scratch)
+        let dom = try await offThePool { try chromium.dumpDOM(of: page, in: scratch) }
         #expect(dom.contains("<svg class=\"map\""))
 
         #expect(report.places.map(\.name) == ["home", "work", "lunch", "gym"])

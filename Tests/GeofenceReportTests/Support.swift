@@ -26,7 +26,7 @@ enum Fixtures {
 }
 
 /// A fresh directory under the system's temporary directory, removed when released.
-final class ScratchDirectory {
+final class ScratchDirectory: Sendable {
     let path: String
 
     init() throws {
@@ -43,4 +43,17 @@ final class ScratchDirectory {
 struct HarnessError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+/// Runs blocking or long CPU-bound work on a thread of its own and awaits it.
+///
+/// Swift Testing runs tests on the cooperative pool, which has one thread per core: a test that
+/// keeps one busy for a minute (a million fixes, a browser starting) starves the async tests of
+/// other suites, whose hooks then hit their timeouts on a two-core machine.
+func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread { continuation.resume(with: Result { try work() }) }
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
 }
