@@ -1,4 +1,5 @@
 import Foundation
+import GeofenceInput
 import Synchronization
 
 #if canImport(Glibc)
@@ -14,12 +15,16 @@ final class InputThread: @unchecked Sendable {
     private let startPosition: FilePosition?
     private let history: Bool
     private let pollSeconds: Double
+    private let format: InputFormat
+    private let timeZone: TimeZone
     private var thread: Thread?
 
     init(
         input: RunConfiguration.Input, queue: RecordQueue, startPosition: FilePosition?, history: Bool,
-        pollSeconds: Double
+        pollSeconds: Double, format: InputFormat = .auto, timeZone: TimeZone = .gmt
     ) {
+        self.format = format
+        self.timeZone = timeZone
         self.input = input
         self.queue = queue
         self.startPosition = startPosition
@@ -29,7 +34,15 @@ final class InputThread: @unchecked Sendable {
 
     func start() {
         let thread = Thread { [self] in
-            if input.path == "-" { readStandardInput() } else { readFile() }
+            let document =
+                format == .gpx || (format == .auto && input.path != "-" && InputThread.isDocument(input.path))
+            if !input.follow, document {
+                readDocument()
+            } else if input.path == "-" {
+                readStandardInput()
+            } else {
+                readFile()
+            }
         }
         thread.name = "geofence input \(input.name)"
         self.thread = thread
@@ -49,6 +62,45 @@ final class InputThread: @unchecked Sendable {
                 }
             }
             queue.put(.ended(input: input.name, failure: nil))
+        } catch {
+            queue.put(.ended(input: input.name, failure: "\(error)"))
+        }
+    }
+
+    /// Whether the file starts like an XML document (`<` after a byte-order mark and blanks), as
+    /// ``RecordReader`` tells GPX from lines.
+    static func isDocument(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 4096)) ?? Data()
+        let first = head.first { ![0xEF, 0xBB, 0xBF, 0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        return first == UInt8(ascii: "<")
+    }
+
+    /// Reads a whole document (GPX) through the one ``RecordReader``, as `replay` does: its points
+    /// are recorded history, handed over oldest first in batches. It has no position to resume at:
+    /// after a restart it is read again, and what was already processed is dropped as not newer.
+    private func readDocument() {
+        let reader = RecordReader(path: input.path, format: format, timeZone: timeZone)
+        var records: [InputRecord] = []
+        struct Closed: Error {}
+        do {
+            try reader.read(
+                record: { record in
+                    records.append(record)
+                    if records.count >= 1000 {
+                        guard queue.put(.records(input: input.name, records: records)) else { throw Closed() }
+                        records = []
+                    }
+                },
+                error: { failure in
+                    queue.put(.note(input: input.name, message: "\(failure)", level: .warning))
+                },
+                note: { message in queue.put(.note(input: input.name, message: message, level: .info)) })
+            if !records.isEmpty { queue.put(.records(input: input.name, records: records)) }
+            queue.put(.ended(input: input.name, failure: nil))
+        } catch is Closed {
+            return
         } catch {
             queue.put(.ended(input: input.name, failure: "\(error)"))
         }

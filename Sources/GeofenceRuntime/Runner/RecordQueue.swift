@@ -1,4 +1,5 @@
 import Foundation
+import GeofenceInput
 
 /// What an input thread hands to the engine's loop.
 enum InputItem: Sendable {
@@ -8,6 +9,8 @@ enum InputItem: Sendable {
     /// One message from the MQTT broker, as a line (`nil` text for a payload too large to keep),
     /// with its topic for messages about it and a number counting messages since the start.
     case message(input: String, topic: String, text: String?, number: Int64, live: Bool)
+    /// Records read from a whole document (GPX, which is not a stream of lines), oldest first.
+    case records(input: String, records: [InputRecord])
     /// Something to log about an input (rotated, truncated, missing...).
     case note(input: String, message: String, level: LogEntry.Level)
     /// The input ended (a file not followed was read to its end, stdin closed) or failed.
@@ -38,6 +41,7 @@ final class RecordQueue: @unchecked Sendable {
         switch item {
         case .lines(_, let lines, _, _): lineCount += lines.count
         case .message: lineCount += 1
+        case .records(_, let records): lineCount += records.count
         default: break
         }
         items.append(item)
