@@ -14,6 +14,9 @@ struct ConditionTracker: Codable, Sendable {
         var firstEvidence: Date
         /// How many evidence fixes the run holds.
         var count: Int
+        /// The time of the latest evidence fix of the run; `nil` in states saved before it was
+        /// kept, where it is taken as the first.
+        var lastEvidence: Date?
         /// The estimated real crossing, fixed when the run starts.
         var crossing: CrossingEstimate
     }
@@ -126,20 +129,21 @@ struct ConditionTracker: Codable, Sendable {
             reportDwellIfDue(reachedBy: t, confirmedAt: t, distance: d, fix: fix, visit: nil, into: &sink)
             return
         }
-        if !continuous { pending = nil }
+        // Silence is not evidence: a pause keeps the run; only a fix on the old side ends it.
         if let run = pending, run.side != side { pending = nil }
         if pending == nil, let evidence, evidence != state.side {
             // A first determination has no old side to cross from: it is dated by its first
             // evidence fix. A change is dated by when the positions crossed the boundary.
             let now = CrossingEstimate(date: t, after: t)
             let crossing = state == .unknown ? now : (lastSideChange ?? now)
-            pending = Pending(side: evidence, firstEvidence: t, count: 0, crossing: crossing)
+            pending = Pending(side: evidence, firstEvidence: t, count: 0, lastEvidence: nil, crossing: crossing)
         }
         if var run = pending {
-            if evidence == run.side { run.count += 1 }
-            if run.count >= max(1, h.confirmationFixes),
-                t.timeIntervalSince(run.firstEvidence) >= h.confirmationSeconds
-            {
+            if evidence == run.side {
+                run.count += 1
+                run.lastEvidence = t
+            }
+            if h.confirms(run, at: t) {
                 transition(
                     to: run.side == .inside ? .satisfied : .unsatisfied, date: run.crossing.date,
                     confirmedAt: t,
@@ -301,6 +305,18 @@ struct ConditionTracker: Codable, Sendable {
         try c.encodeIfPresent(dwellStart, forKey: .dwellStart)
         try c.encode(dwellReported, forKey: .dwellReported)
         try c.encode(heldByVisit, forKey: .heldByVisit)
+    }
+}
+
+extension Hysteresis {
+    /// Whether a run of evidence confirms its change at `t`: enough fixes over enough time (dense
+    /// trackers), or two evidence fixes far enough apart (sparse ones).
+    func confirms(_ run: ConditionTracker.Pending, at t: Date) -> Bool {
+        if run.count >= max(1, confirmationFixes), t.timeIntervalSince(run.firstEvidence) >= confirmationSeconds {
+            return true
+        }
+        let span = (run.lastEvidence ?? run.firstEvidence).timeIntervalSince(run.firstEvidence)
+        return run.count >= 2 && span >= max(confirmationSeconds, confirmationSpanSeconds)
     }
 }
 
