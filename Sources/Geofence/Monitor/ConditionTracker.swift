@@ -19,6 +19,11 @@ struct ConditionTracker: Codable, Sendable {
         var lastEvidence: Date?
         /// The estimated real crossing, fixed when the run starts.
         var crossing: CrossingEstimate
+        /// When the run confirms on the clock alone: set while the latest fix of the run came from
+        /// a tracker whose silence says the device stays within reach of the new side.
+        var silentDeadline: Date?
+        /// The latest fix of the run, reported with a change confirmed on the clock.
+        var latestFix: Fix?
     }
 
     /// When the fixes' positions crossed the boundary, and the fix time it was found after.
@@ -143,7 +148,11 @@ struct ConditionTracker: Codable, Sendable {
                 run.count += 1
                 run.lastEvidence = t
             }
-            if h.confirms(run, at: t) {
+            run.latestFix = fix
+            run.silentDeadline = silenceHolds(fix, distance: d, accuracy: accuracy, side: run.side)
+                ? (run.silentDeadline ?? t.addingTimeInterval(max(h.confirmationSeconds, h.silenceConfirmationSeconds)))
+                : nil
+            if h.confirms(run, at: t) || (fix.trigger == .stay && evidence == run.side) {
                 transition(
                     to: run.side == .inside ? .satisfied : .unsatisfied, date: run.crossing.date,
                     confirmedAt: t,
@@ -153,6 +162,38 @@ struct ConditionTracker: Codable, Sendable {
             }
         }
         reportDwellIfDue(reachedBy: t, confirmedAt: t, distance: d, fix: fix, visit: nil, into: &sink)
+    }
+
+    /// Whether the tracker's promise for `fix` (another fix before the device moves farther than
+    /// ``Fix/silentWithinMeters``) keeps it on `side` with evidence to spare while it is silent.
+    private func silenceHolds(_ fix: Fix, distance d: Double, accuracy: Double, side: Hysteresis.Side) -> Bool {
+        guard let reach = fix.silentWithinMeters else { return false }
+        let worst = side == .inside ? d + reach : d - reach
+        return hysteresis.evidence(signedDistance: worst, accuracy: accuracy) == side
+    }
+
+    /// Confirms, at its deadline, a change whose tracker has stayed silent long enough since a fix
+    /// that its silence keeps on the new side; `date` is the engine's clock.
+    mutating func advance(to date: Date, into sink: inout EventSink) {
+        guard let run = pending, let deadline = run.silentDeadline, deadline <= date, !heldByVisit else { return }
+        let fix = run.latestFix
+        transition(
+            to: run.side == .inside ? .satisfied : .unsatisfied, date: run.crossing.date, confirmedAt: deadline,
+            distance: fix.map { condition.signedDistance(to: $0.coordinate) } ?? .nan, fix: fix, visit: nil,
+            into: &sink, orderKey: run.crossing.after)
+    }
+
+    /// Takes the tracker's own decision that the device is inside (or outside) this condition: a
+    /// region transition or region list naming it. It is strong evidence and confirms at once.
+    mutating func observeClaim(inside: Bool, at date: Date, into sink: inout EventSink) {
+        guard !heldByVisit || !inside else { return }
+        if let last = lastEvent?.date, date < last { return }
+        let newState: ConditionState = inside ? .satisfied : .unsatisfied
+        guard state != newState else {
+            pending = nil
+            return
+        }
+        transition(to: newState, date: date, confirmedAt: date, distance: .nan, fix: nil, visit: nil, into: &sink)
     }
 
     /// The time the signed distance crosses zero, interpolated linearly between two fixes on

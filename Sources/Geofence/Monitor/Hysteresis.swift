@@ -26,6 +26,7 @@
 /// | ``confirmationSeconds`` | 30 s | longer than the multipath bursts of a 1 Hz receiver (Apple waits about 20 s) |
 /// | ``confirmationFixes`` | 3 | two wild fixes in a row happen about weekly at 1% outliers and a fix a minute; three do not |
 /// | ``confirmationSpanSeconds`` | 180 s | two fixes of a 5-to-30-minute timer confirm; at a fix a minute two wild fixes this far apart would need the real fixes between them not to contradict |
+/// | ``silenceConfirmationSeconds`` | 600 s | longer than the 5-minute keep-alive of OwnTracks' move mode, so a wild fix is contradicted by the next timed fix before its silence confirms it |
 /// | ``dwellSeconds`` | `nil` | dwell events only when asked for |
 /// | ``maxGapSeconds`` | 3600 s | a fix every 30 minutes still has its crossings interpolated; across longer silences the path says too little |
 /// | ``assumedAccuracyMeters`` | 20 m | a phone's GPS outdoors in a town, for fixes that carry no accuracy |
@@ -46,6 +47,10 @@ public struct Hysteresis: Codable, Sendable, Hashable {
     /// This is what lets a tracker that reports every 15 or 30 minutes, or only after moving
     /// 100 m, have its changes confirmed; a single fix never confirms one.
     public var confirmationSpanSeconds: Double
+    /// After a fix whose tracker promises to report any move of ``Fix/silentWithinMeters``, and
+    /// whose position keeps the new side even that far away, this long a silence confirms the
+    /// change on its own (on the clock, see ``MonitorEngine/advance(to:)``).
+    public var silenceConfirmationSeconds: Double
     /// After this long satisfied, one dwell event is reported per stay; `nil` for no dwell events.
     public var dwellSeconds: Double?
     /// No crossing time is interpolated across a pause between fixes longer than this: the first
@@ -58,7 +63,7 @@ public struct Hysteresis: Codable, Sendable, Hashable {
     public init(
         enterMarginMeters: Double = 10, exitMarginMeters: Double = 10, accuracyWeight: Double = 1,
         confirmationSeconds: Double = 30, confirmationFixes: Int = 3, confirmationSpanSeconds: Double = 180,
-        dwellSeconds: Double? = nil, maxGapSeconds: Double = 3600, assumedAccuracyMeters: Double = 20
+        silenceConfirmationSeconds: Double = 600, dwellSeconds: Double? = nil, maxGapSeconds: Double = 3600, assumedAccuracyMeters: Double = 20
     ) {
         self.enterMarginMeters = enterMarginMeters
         self.exitMarginMeters = exitMarginMeters
@@ -66,6 +71,7 @@ public struct Hysteresis: Codable, Sendable, Hashable {
         self.confirmationSeconds = confirmationSeconds
         self.confirmationFixes = confirmationFixes
         self.confirmationSpanSeconds = confirmationSpanSeconds
+        self.silenceConfirmationSeconds = silenceConfirmationSeconds
         self.dwellSeconds = dwellSeconds
         self.maxGapSeconds = maxGapSeconds
         self.assumedAccuracyMeters = assumedAccuracyMeters
@@ -76,11 +82,11 @@ public struct Hysteresis: Codable, Sendable, Hashable {
 
     private enum CodingKeys: String, CodingKey {
         case enterMarginMeters, exitMarginMeters, accuracyWeight, confirmationSeconds, confirmationFixes,
-            confirmationSpanSeconds, dwellSeconds, maxGapSeconds, assumedAccuracyMeters
+            confirmationSpanSeconds, silenceConfirmationSeconds, dwellSeconds, maxGapSeconds, assumedAccuracyMeters
     }
 
-    /// Decodes a hysteresis; a state saved before ``confirmationSpanSeconds`` existed gets its
-    /// default.
+    /// Decodes a hysteresis; a state saved before ``confirmationSpanSeconds`` and
+    /// ``silenceConfirmationSeconds`` existed gets their defaults.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let defaults = Hysteresis()
@@ -91,6 +97,9 @@ public struct Hysteresis: Codable, Sendable, Hashable {
         confirmationFixes = try c.decode(Int.self, forKey: .confirmationFixes)
         confirmationSpanSeconds =
             try c.decodeIfPresent(Double.self, forKey: .confirmationSpanSeconds) ?? defaults.confirmationSpanSeconds
+        silenceConfirmationSeconds =
+            try c.decodeIfPresent(Double.self, forKey: .silenceConfirmationSeconds)
+            ?? defaults.silenceConfirmationSeconds
         dwellSeconds = try c.decodeIfPresent(Double.self, forKey: .dwellSeconds)
         maxGapSeconds = try c.decode(Double.self, forKey: .maxGapSeconds)
         assumedAccuracyMeters = try c.decode(Double.self, forKey: .assumedAccuracyMeters)
