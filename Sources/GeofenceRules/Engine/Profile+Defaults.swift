@@ -59,6 +59,8 @@ extension HysteresisSettings {
         if let accuracyWeight { result.accuracyWeight = accuracyWeight }
         if let confirmationSeconds { result.confirmationSeconds = confirmationSeconds }
         if let confirmationFixes { result.confirmationFixes = confirmationFixes }
+        if let confirmationSpanSeconds { result.confirmationSpanSeconds = confirmationSpanSeconds }
+        if let silenceConfirmationSeconds { result.silenceConfirmationSeconds = silenceConfirmationSeconds }
         if let maxGapSeconds { result.maxGapSeconds = maxGapSeconds }
         return result
     }
