@@ -274,7 +274,7 @@ struct ConditionTracker: Codable, Sendable {
         if let last = lastEvent?.date, date < last { date = last }
         let event = Event(
             identifier: identifier, state: newState, kind: .transition, date: date, confirmedAt: confirmedAt,
-            signedDistanceMeters: distance, fix: fix, visit: visit, previousState: state)
+            signedDistanceMeters: distance.isFinite ? distance : nil, fix: fix, visit: visit, previousState: state)
         state = newState
         lastEvent = event
         pending = nil
