@@ -12,7 +12,8 @@ func printSamplingRegimes() throws {
         var baseInterval: Double
     }
     var regimes: [Regime] = [1.0, 5, 10, 15, 30].map { minutes in
-        Regime(name: "timer, a fix every \(Int(minutes)) min", fixes: { $0.fixes() }, baseInterval: minutes * 60)
+        Regime(
+            name: "timer, a fix every \(Int(minutes)) min", fixes: { $0.fixes() }, baseInterval: minutes * 60)
     }
     for (meters, keepAlive) in [(100.0, 900.0), (100, 3600), (500, 900), (500, 3600)] {
         let alive = keepAlive == 900 ? "15 min" : "1 h"
@@ -40,7 +41,9 @@ func printSamplingRegimes() throws {
         guard !s.isEmpty else { return .nan }
         return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
     }
-    print("| regime | crossings found (of 10 a day) | dating error median / worst | confirmation latency median / worst |")
+    print(
+        "| regime | crossings found (of 10 a day) | dating error median / worst | confirmation latency median / worst |"
+    )
     print("|---|---|---|---|")
     for regime in regimes {
         var found = 0, days = 0
@@ -55,7 +58,8 @@ func printSamplingRegimes() throws {
                 engine.add(condition, identifier: place.rawValue)
                 truth += SyntheticTrace.crossings(
                     of: condition, from: day.date(.init(7, 0)), to: day.date(.init(22, 0))
-                ) { date in day.truePosition(at: date).map { day.coordinate(east: $0.east, north: $0.north) } }
+                ) { date in day.truePosition(at: date).map { day.coordinate(east: $0.east, north: $0.north) }
+                }
                 .map { (place.rawValue, $0.entering, $0.date) }
             }
             days += 1
@@ -63,10 +67,14 @@ func printSamplingRegimes() throws {
             var events = engine.ingest(fixes)
             events += engine.advance(to: day.date(.init(22, 0)).addingTimeInterval(3600))
             for event in events where !event.isFirstDetermination && event.kind == .transition {
-                let candidates = truth.filter { $0.0 == event.identifier && $0.1 == (event.state == .satisfied) }
-                guard let nearest = candidates.min(by: {
-                    abs($0.2.timeIntervalSince(event.date)) < abs($1.2.timeIntervalSince(event.date))
-                }) else { continue }
+                let candidates = truth.filter {
+                    $0.0 == event.identifier && $0.1 == (event.state == .satisfied)
+                }
+                guard
+                    let nearest = candidates.min(by: {
+                        abs($0.2.timeIntervalSince(event.date)) < abs($1.2.timeIntervalSince(event.date))
+                    })
+                else { continue }
                 found += 1
                 errors.append(abs(event.date.timeIntervalSince(nearest.2)))
                 latencies.append(event.confirmedAt.timeIntervalSince(event.date))

@@ -60,11 +60,15 @@ enum SimulateCommand {
                 }
                 date = (parts[0], parts[1], parts[2])
             case "--every-meters":
-                let meters = try ArgumentText.number(ArgumentText.value(after: argument, in: &rest), for: argument)
-                guard meters > 0 else { throw CommandError(message: "--every-meters must be positive", status: 2) }
+                let meters = try ArgumentText.number(
+                    ArgumentText.value(after: argument, in: &rest), for: argument)
+                guard meters > 0 else {
+                    throw CommandError(message: "--every-meters must be positive", status: 2)
+                }
                 everyMeters = meters
             case "--keep-alive":
-                keepAlive = try ArgumentText.seconds(ArgumentText.value(after: argument, in: &rest), for: argument)
+                keepAlive = try ArgumentText.seconds(
+                    ArgumentText.value(after: argument, in: &rest), for: argument)
             case "-h", "--help":
                 print(usage)
                 return
@@ -77,7 +81,8 @@ enum SimulateCommand {
             outliers: outliers, seed: seed)
         let fixes =
             everyMeters != nil || keepAlive != nil
-            ? day.distanceTriggeredFixes(everyMeters: everyMeters ?? .infinity, keepAliveSeconds: keepAlive ?? .infinity)
+            ? day.distanceTriggeredFixes(
+                everyMeters: everyMeters ?? .infinity, keepAliveSeconds: keepAlive ?? .infinity)
             : day.fixes()
         var text = ""
         for fix in fixes {

@@ -37,7 +37,8 @@ extension EndToEnd {
         try scratch.write("fixes.json", lines.joined(separator: "\n") + "\n")
         let run = try GeofenceProcess(
             [
-                "run", "rules.yaml", "--input", "fixes.json", "--format", "owntracks", "--follow", "--history",
+                "run", "rules.yaml", "--input", "fixes.json", "--format", "owntracks", "--follow",
+                "--history",
                 "--state", scratch.file("state"),
             ], in: scratch.path, name: "run")
         try waitUntil("the enter on the clock\n\(run.stderr)") {

@@ -20,24 +20,30 @@ import Testing
             #"{"_type":"location","lat":52.52,"lon":13.405,"tst":1700000000,"tid":"jj","m":2,"t":"v"}"#,
             .fix(
                 Fix(
-                    timestamp: unix(1_700_000_000), coordinate: at(52.52, 13.405), deviceId: "jj", label: "jj",
+                    timestamp: unix(1_700_000_000), coordinate: at(52.52, 13.405), deviceId: "jj",
+                    label: "jj",
                     silentWithinMeters: 100, trigger: .stay))),
         GoodLine(
             #"{"_type":"location","lat":52.52,"lon":13.405,"tst":1700000000,"tid":"jj","m":1,"t":"p"}"#,
             .fix(
                 Fix(
-                    timestamp: unix(1_700_000_000), coordinate: at(52.52, 13.405), deviceId: "jj", label: "jj",
+                    timestamp: unix(1_700_000_000), coordinate: at(52.52, 13.405), deviceId: "jj",
+                    label: "jj",
                     silentWithinMeters: 500, trigger: .timer))),
         // Quiet and manual modes promise nothing; a malformed signal is a lost hint, not a lost fix.
         GoodLine(
             #"{"_type":"location","lat":52.52,"lon":13.405,"tst":1700000000,"tid":"jj","m":-1,"t":"c"}"#,
             .fix(
                 Fix(
-                    timestamp: unix(1_700_000_000), coordinate: at(52.52, 13.405), deviceId: "jj", label: "jj",
+                    timestamp: unix(1_700_000_000), coordinate: at(52.52, 13.405), deviceId: "jj",
+                    label: "jj",
                     trigger: .region))),
         GoodLine(
             #"{"_type":"location","lat":52.52,"lon":13.405,"tst":1700000000,"tid":"jj","m":"fast","t":7}"#,
-            .fix(Fix(timestamp: unix(1_700_000_000), coordinate: at(52.52, 13.405), deviceId: "jj", label: "jj"))),
+            .fix(
+                Fix(
+                    timestamp: unix(1_700_000_000), coordinate: at(52.52, 13.405), deviceId: "jj", label: "jj"
+                ))),
         // Without a topic, tid stands in for the device.
         GoodLine(
             #"{"_type":"location","lat":52.52,"lon":13.405,"tst":1700000000,"tid":"jj","acc":0}"#,

@@ -20,7 +20,8 @@ import Testing
         """
 
     static func run(_ lines: [String]) throws -> [PlaceEvent] {
-        let rules = try RulesLoader.parse(yaml, file: "rules.yaml", baseDirectory: URL(fileURLWithPath: "/")).get()
+        let rules = try RulesLoader.parse(yaml, file: "rules.yaml", baseDirectory: URL(fileURLWithPath: "/"))
+            .get()
         var pipeline = Pipeline(rules: rules)
         var decoder = LineDecoder(format: .owntracks, source: "test", timeZone: .gmt)
         var events: [PlaceEvent] = []

@@ -170,7 +170,8 @@ import Testing
     }
 
     @Test func aStateSavedBeforeTheSpanRuleStillDecodes() throws {
-        var json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(Hysteresis.default)) as? [String: Any]
+        var json =
+            try JSONSerialization.jsonObject(with: JSONEncoder().encode(Hysteresis.default)) as? [String: Any]
         json?.removeValue(forKey: "confirmationSpanSeconds")
         let data = try JSONSerialization.data(withJSONObject: try #require(json))
         let decoded = try JSONDecoder().decode(Hysteresis.self, from: data)

@@ -26,7 +26,10 @@ import Testing
                 let o = stay.place.offsetMeters
                 return hypot(p.east - o.east, p.north - o.north) < radius - 60
             }
-            .filter { $0.timestamp >= stay.arrival.addingTimeInterval(-300) && $0.timestamp <= stay.departure.addingTimeInterval(300) }
+            .filter {
+                $0.timestamp >= stay.arrival.addingTimeInterval(-300)
+                    && $0.timestamp <= stay.departure.addingTimeInterval(300)
+            }
             guard let first = inside.first, let last = inside.last,
                 last.timestamp.timeIntervalSince(first.timestamp) >= span
             else { continue }
@@ -60,7 +63,10 @@ import Testing
                 of: condition, from: day.date(.init(7, 0)), to: day.date(.init(22, 0))
             ) { date in day.truePosition(at: date).map { day.coordinate(east: $0.east, north: $0.north) } }
             .filter { $0.entering == (event.state == .satisfied) }
-            let nearest = try #require(truth.min { abs($0.date.timeIntervalSince(event.date)) < abs($1.date.timeIntervalSince(event.date)) })
+            let nearest = try #require(
+                truth.min {
+                    abs($0.date.timeIntervalSince(event.date)) < abs($1.date.timeIntervalSince(event.date))
+                })
             // The pause between the fixes either side of the true crossing bounds the error.
             let before = fixes.last { $0.timestamp <= nearest.date }?.timestamp ?? nearest.date
             let after = fixes.first { $0.timestamp > nearest.date }?.timestamp ?? nearest.date
@@ -107,7 +113,9 @@ import Testing
         let day = SyntheticDay(intervalSeconds: 10)
         let fixes = day.distanceTriggeredFixes(everyMeters: 100, keepAliveSeconds: 3600)
         #expect(fixes.count < day.fixes().count / 10)
-        let commute = fixes.filter { $0.timestamp > day.date(.init(8, 0)) && $0.timestamp < day.date(.init(8, 25)) }
+        let commute = fixes.filter {
+            $0.timestamp > day.date(.init(8, 0)) && $0.timestamp < day.date(.init(8, 25))
+        }
         #expect(commute.count >= 40)
     }
 }

@@ -13,7 +13,9 @@ import Testing
         return engine
     }
 
-    static func fix(_ seconds: Double, _ east: Double, silentWithin: Double? = nil, trigger: Fix.Trigger? = nil)
+    static func fix(
+        _ seconds: Double, _ east: Double, silentWithin: Double? = nil, trigger: Fix.Trigger? = nil
+    )
         -> Fix
     {
         var fix = Map.fix(seconds, east, 0, accuracy: 20)
@@ -37,7 +39,9 @@ import Testing
     @Test func theClockGivesTheSameEventsAsTheNextFix() throws {
         var ticked = engine()
         var replayed = engine()
-        let fixes = [Self.fix(0, 2000), Self.fix(600, 0, silentWithin: 100), Self.fix(4200, 0, silentWithin: 100)]
+        let fixes = [
+            Self.fix(0, 2000), Self.fix(600, 0, silentWithin: 100), Self.fix(4200, 0, silentWithin: 100),
+        ]
         var live: [Event] = []
         for fix in fixes {
             live += ticked.ingest(fix)
@@ -48,10 +52,11 @@ import Testing
         #expect(replay.count == 1)
     }
 
-    @Test(arguments: [
-        // (metres from the centre, silent within, confirms on the clock)
-        (0.0, 100.0, true), (0.0, 500.0, false), (400, 100, false), (300, 100, true), (0, nil, false),
-    ] as [(Double, Double?, Bool)])
+    @Test(
+        arguments: [
+            // (metres from the centre, silent within, confirms on the clock)
+            (0.0, 100.0, true), (0.0, 500.0, false), (400, 100, false), (300, 100, true), (0, nil, false),
+        ] as [(Double, Double?, Bool)])
     func silenceConfirmsOnlyWhereTheTrackersReachStaysInside(east: Double, reach: Double?, confirms: Bool) {
         var e = engine()
         _ = e.ingest([Self.fix(0, 2000), Self.fix(600, east, silentWithin: reach)])
@@ -94,7 +99,8 @@ import Testing
         #expect(enter[0].date == Map.date(300))
         #expect(e.ingestClaim(identifier: "c", inside: true, at: Map.date(400)).isEmpty)
         #expect(e.ingestClaim(identifier: "other", inside: false, at: Map.date(500)).isEmpty)
-        #expect(e.ingestClaim(identifier: "c", inside: false, at: Map.date(900)).map(\.state) == [.unsatisfied])
+        #expect(
+            e.ingestClaim(identifier: "c", inside: false, at: Map.date(900)).map(\.state) == [.unsatisfied])
     }
 
     @Test func aFixSavedBeforeTheSignalsStillDecodes() throws {

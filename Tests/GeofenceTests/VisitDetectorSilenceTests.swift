@@ -17,9 +17,11 @@ import Testing
 
     @Test func aThreeHourSilenceBetweenAgreeingFixesDoesNotEndTheStay() throws {
         var detector = VisitDetector()
-        let fixes = [0, 10, 25].map { Self.fix($0) } + [205, 215].map { Self.fix($0, 30) } + [230, 240].map {
-            Self.fix($0, 3000)
-        }
+        let fixes =
+            [0, 10, 25].map { Self.fix($0) } + [205, 215].map { Self.fix($0, 30) }
+            + [230, 240].map {
+                Self.fix($0, 3000)
+            }
         let visits = detector.ingest(fixes) + detector.finish()
         let closed = visits.filter { $0.departure != nil }
         try #require(closed.count == 1)
@@ -44,7 +46,8 @@ import Testing
 
     @Test func aSilenceLongerThanTheLimitStillEndsTheStay() {
         var detector = VisitDetector()
-        let visits = detector.ingest([0, 10, 25].map { Self.fix($0) } + [13 * 60, 13 * 60 + 30].map { Self.fix($0) })
+        let visits = detector.ingest(
+            [0, 10, 25].map { Self.fix($0) } + [13 * 60, 13 * 60 + 30].map { Self.fix($0) })
         #expect(visits.filter { $0.departure != nil }.count == 1)
     }
 

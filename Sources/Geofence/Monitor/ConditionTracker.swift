@@ -141,7 +141,8 @@ struct ConditionTracker: Codable, Sendable {
             // evidence fix. A change is dated by when the positions crossed the boundary.
             let now = CrossingEstimate(date: t, after: t)
             let crossing = state == .unknown ? now : (lastSideChange ?? now)
-            pending = Pending(side: evidence, firstEvidence: t, count: 0, lastEvidence: nil, crossing: crossing)
+            pending = Pending(
+                side: evidence, firstEvidence: t, count: 0, lastEvidence: nil, crossing: crossing)
         }
         if var run = pending {
             if evidence == run.side {
@@ -149,8 +150,10 @@ struct ConditionTracker: Codable, Sendable {
                 run.lastEvidence = t
             }
             run.latestFix = fix
-            run.silentDeadline = silenceHolds(fix, distance: d, accuracy: accuracy, side: run.side)
-                ? (run.silentDeadline ?? t.addingTimeInterval(max(h.confirmationSeconds, h.silenceConfirmationSeconds)))
+            run.silentDeadline =
+                silenceHolds(fix, distance: d, accuracy: accuracy, side: run.side)
+                ? (run.silentDeadline
+                    ?? t.addingTimeInterval(max(h.confirmationSeconds, h.silenceConfirmationSeconds)))
                 : nil
             if h.confirms(run, at: t) || (fix.trigger == .stay && evidence == run.side) {
                 transition(
@@ -166,7 +169,8 @@ struct ConditionTracker: Codable, Sendable {
 
     /// Whether the tracker's promise for `fix` (another fix before the device moves farther than
     /// ``Fix/silentWithinMeters``) keeps it on `side` with evidence to spare while it is silent.
-    private func silenceHolds(_ fix: Fix, distance d: Double, accuracy: Double, side: Hysteresis.Side) -> Bool {
+    private func silenceHolds(_ fix: Fix, distance d: Double, accuracy: Double, side: Hysteresis.Side) -> Bool
+    {
         guard let reach = fix.silentWithinMeters else { return false }
         let worst = side == .inside ? d + reach : d - reach
         return hysteresis.evidence(signedDistance: worst, accuracy: accuracy) == side
@@ -175,10 +179,13 @@ struct ConditionTracker: Codable, Sendable {
     /// Confirms, at its deadline, a change whose tracker has stayed silent long enough since a fix
     /// that its silence keeps on the new side; `date` is the engine's clock.
     mutating func advance(to date: Date, into sink: inout EventSink) {
-        guard let run = pending, let deadline = run.silentDeadline, deadline <= date, !heldByVisit else { return }
+        guard let run = pending, let deadline = run.silentDeadline, deadline <= date, !heldByVisit else {
+            return
+        }
         let fix = run.latestFix
         transition(
-            to: run.side == .inside ? .satisfied : .unsatisfied, date: run.crossing.date, confirmedAt: deadline,
+            to: run.side == .inside ? .satisfied : .unsatisfied, date: run.crossing.date,
+            confirmedAt: deadline,
             distance: fix.map { condition.signedDistance(to: $0.coordinate) } ?? .nan, fix: fix, visit: nil,
             into: &sink, orderKey: run.crossing.after)
     }
@@ -193,7 +200,8 @@ struct ConditionTracker: Codable, Sendable {
             pending = nil
             return
         }
-        transition(to: newState, date: date, confirmedAt: date, distance: .nan, fix: nil, visit: nil, into: &sink)
+        transition(
+            to: newState, date: date, confirmedAt: date, distance: .nan, fix: nil, visit: nil, into: &sink)
     }
 
     /// The time the signed distance crosses zero, interpolated linearly between two fixes on
@@ -274,7 +282,8 @@ struct ConditionTracker: Codable, Sendable {
         if let last = lastEvent?.date, date < last { date = last }
         let event = Event(
             identifier: identifier, state: newState, kind: .transition, date: date, confirmedAt: confirmedAt,
-            signedDistanceMeters: distance.isFinite ? distance : nil, fix: fix, visit: visit, previousState: state)
+            signedDistanceMeters: distance.isFinite ? distance : nil, fix: fix, visit: visit,
+            previousState: state)
         state = newState
         lastEvent = event
         pending = nil
@@ -353,7 +362,9 @@ extension Hysteresis {
     /// Whether a run of evidence confirms its change at `t`: enough fixes over enough time (dense
     /// trackers), or two evidence fixes far enough apart (sparse ones).
     func confirms(_ run: ConditionTracker.Pending, at t: Date) -> Bool {
-        if run.count >= max(1, confirmationFixes), t.timeIntervalSince(run.firstEvidence) >= confirmationSeconds {
+        if run.count >= max(1, confirmationFixes),
+            t.timeIntervalSince(run.firstEvidence) >= confirmationSeconds
+        {
             return true
         }
         let span = (run.lastEvidence ?? run.firstEvidence).timeIntervalSince(run.firstEvidence)

@@ -63,7 +63,8 @@ public struct Hysteresis: Codable, Sendable, Hashable {
     public init(
         enterMarginMeters: Double = 10, exitMarginMeters: Double = 10, accuracyWeight: Double = 1,
         confirmationSeconds: Double = 30, confirmationFixes: Int = 3, confirmationSpanSeconds: Double = 180,
-        silenceConfirmationSeconds: Double = 600, dwellSeconds: Double? = nil, maxGapSeconds: Double = 3600, assumedAccuracyMeters: Double = 20
+        silenceConfirmationSeconds: Double = 600, dwellSeconds: Double? = nil, maxGapSeconds: Double = 3600,
+        assumedAccuracyMeters: Double = 20
     ) {
         self.enterMarginMeters = enterMarginMeters
         self.exitMarginMeters = exitMarginMeters
@@ -82,7 +83,8 @@ public struct Hysteresis: Codable, Sendable, Hashable {
 
     private enum CodingKeys: String, CodingKey {
         case enterMarginMeters, exitMarginMeters, accuracyWeight, confirmationSeconds, confirmationFixes,
-            confirmationSpanSeconds, silenceConfirmationSeconds, dwellSeconds, maxGapSeconds, assumedAccuracyMeters
+            confirmationSpanSeconds, silenceConfirmationSeconds, dwellSeconds, maxGapSeconds,
+            assumedAccuracyMeters
     }
 
     /// Decodes a hysteresis; a state saved before ``confirmationSpanSeconds`` and
@@ -96,7 +98,8 @@ public struct Hysteresis: Codable, Sendable, Hashable {
         confirmationSeconds = try c.decode(Double.self, forKey: .confirmationSeconds)
         confirmationFixes = try c.decode(Int.self, forKey: .confirmationFixes)
         confirmationSpanSeconds =
-            try c.decodeIfPresent(Double.self, forKey: .confirmationSpanSeconds) ?? defaults.confirmationSpanSeconds
+            try c.decodeIfPresent(Double.self, forKey: .confirmationSpanSeconds)
+            ?? defaults.confirmationSpanSeconds
         silenceConfirmationSeconds =
             try c.decodeIfPresent(Double.self, forKey: .silenceConfirmationSeconds)
             ?? defaults.silenceConfirmationSeconds

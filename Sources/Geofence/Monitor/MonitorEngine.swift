@@ -207,7 +207,8 @@ public struct MonitorEngine: Codable, Sendable {
     @discardableResult
     public mutating func ingestClaim(identifier: String, inside: Bool, at date: Date) -> [Event] {
         var sink = EventSink()
-        for index in trackers.indices where trackers[index].evaluated && trackers[index].identifier == identifier {
+        for index in trackers.indices
+        where trackers[index].evaluated && trackers[index].identifier == identifier {
             trackers[index].observeClaim(inside: inside, at: date, into: &sink)
         }
         if let now, now >= date {} else { now = date }

@@ -52,7 +52,8 @@ enum OwnTracksRecord {
             deviceId: try device(fields, label: label),
             label: label,
             // A malformed signal is only a lost hint; the position is still good.
-            silentWithinMeters: silentWithinMeters(mode: (try? fields.finiteNumber(.monitoringMode, lenient: true)) ?? nil),
+            silentWithinMeters: silentWithinMeters(
+                mode: (try? fields.finiteNumber(.monitoringMode, lenient: true)) ?? nil),
             trigger: trigger((try? fields.string(.trigger)) ?? nil))
     }
 

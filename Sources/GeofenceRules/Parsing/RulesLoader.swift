@@ -50,7 +50,8 @@ private struct Parser {
     static let topKeys = ["timezone", "profile", "hysteresis", "filter", "visits", "places", "rules"]
     static let placeKeys = ["center", "radius", "geojson", "wkt", "hysteresis"]
     static let hysteresisKeys = [
-        "enter_margin", "exit_margin", "accuracy_weight", "confirm", "confirm_fixes", "confirm_span", "confirm_silence", "max_gap",
+        "enter_margin", "exit_margin", "accuracy_weight", "confirm", "confirm_fixes", "confirm_span",
+        "confirm_silence", "max_gap",
     ]
     static let filterKeys = ["max_accuracy", "max_speed_kmh", "expiration"]
     static let visitKeys = ["radius", "min_duration", "max_strays", "max_gap"]
