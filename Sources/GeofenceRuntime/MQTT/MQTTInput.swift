@@ -94,8 +94,8 @@ final class MQTTInput: @unchecked Sendable {
         for event in output.placeEvents {
             let kind: String
             switch event.transition {
-            case "enter": kind = "enter"
-            case "exit": kind = "leave"
+            case .enter: kind = "enter"
+            case .exit: kind = "leave"
             default: continue
             }
             let label = output.events.first { $0.identifier == event.place && $0.date == event.date }?.fix?
