@@ -231,7 +231,7 @@ private struct Parser {
         do {
             return try make()
         } catch let error as PolygonError {
-            throw PlaceFailure(mark: node.mark, message: error.message)
+            throw PlaceFailure(mark: node.mark, message: error.description)
         }
     }
 
