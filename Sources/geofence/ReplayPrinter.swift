@@ -80,7 +80,7 @@ struct ReplayPrinter: Sendable {
     private func row(_ visit: Visit, device: String) -> String {
         let position = String(format: "%.5f, %.5f", visit.coordinate.latitude, visit.coordinate.longitude)
         if let departure = visit.departure {
-            let stayed = visit.duration.map { " after \(Duration.text(($0 / 60).rounded() * 60))" } ?? ""
+            let stayed = visit.duration.map { " after \(RulesDuration.text(($0 / 60).rounded() * 60))" } ?? ""
             return "\(clock(departure))  \(pad(device, 9))  visit ended at \(position)\(stayed)"
         }
         return "\(clock(visit.arrival ?? .distantPast))  \(pad(device, 9))  visit started at \(position)"
@@ -93,7 +93,7 @@ struct ReplayPrinter: Sendable {
         }
         return
             "\(clock(end))  \(head): left \(clock(commute.start).suffix(8)), arrived \(clock(end).suffix(8)), "
-            + Duration.text((duration / 60).rounded() * 60)
+            + RulesDuration.text((duration / 60).rounded() * 60)
     }
 
     private func row(_ action: FiredAction) -> String {

@@ -84,7 +84,7 @@ public struct RuleEvaluator: Sendable {
             let limit = open.start.addingTimeInterval(spec.maxSeconds)
             guard limit < date else { continue }
             state.openCommutes[rule.name] = nil
-            let reason = "took longer than \(Duration.text(spec.maxSeconds))"
+            let reason = "took longer than \(RulesDuration.text(spec.maxSeconds))"
             finishCommute(
                 rule, spec, open: open, end: nil, reason: reason, at: limit, device: device, output: &output)
         }

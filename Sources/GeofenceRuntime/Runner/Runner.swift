@@ -274,7 +274,7 @@ public final class Runner {
         for (input, last) in lastFix.sorted(by: { $0.key < $1.key }) where !paused.contains(input) {
             guard now.timeIntervalSince(last) >= limit else { continue }
             paused.insert(input)
-            log.warning("input \(input) paused: no fix for \(Duration.text(limit))")
+            log.warning("input \(input) paused: no fix for \(RulesDuration.text(limit))")
             batch.add(pipeline.lifecycle(.inputPaused, at: now, detail: input), device: nil)
         }
         if !batch.isEmpty { commit(batch) }
@@ -290,7 +290,7 @@ public final class Runner {
             let pruned = try store.prune(before: now.addingTimeInterval(-keep))
             if pruned.logLines + pruned.results > 0 {
                 log.info(
-                    "pruned \(pruned.logLines) log lines and \(pruned.results) hook results older than \(Duration.text(keep))"
+                    "pruned \(pruned.logLines) log lines and \(pruned.results) hook results older than \(RulesDuration.text(keep))"
                 )
             }
         } catch {
