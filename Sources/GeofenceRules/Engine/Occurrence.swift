@@ -154,6 +154,15 @@ public struct FiredAction: Sendable, Hashable, Codable {
             case remind
         }
 
+        /// What a rule's action does when it fires (a reminder's repetition is the rule's business).
+        public init(_ action: RuleAction) {
+            switch action {
+            case .log(let path): self = .log(path: path)
+            case .run(let arguments, let timeout): self = .run(arguments: arguments, timeoutSeconds: timeout)
+            case .remind(let message, _): self = .remind(message: message)
+            }
+        }
+
         /// This kind's name.
         public var name: Name {
             switch self {

@@ -209,15 +209,9 @@ public struct RuleEvaluator: Sendable {
         coordinate: Coordinate?, accuracy: Double?, device: String, detail: String? = nil,
         commute: CommuteRecord? = nil
     ) -> FiredAction {
-        let kind: FiredAction.Kind
+        let kind = FiredAction.Kind(action)
         var message = detail
-        switch action {
-        case .log(let path): kind = .log(path: path)
-        case .run(let arguments, let timeout): kind = .run(arguments: arguments, timeoutSeconds: timeout)
-        case .remind(let text, _):
-            kind = .remind(message: text)
-            message = text
-        }
+        if case .remind(let text) = kind { message = text }
         return FiredAction(
             id: "\(eventId)/\(index)", eventId: eventId, rule: rule.name, kind: kind, transition: transition,
             place: place,
