@@ -81,3 +81,13 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// As swift-log does: an import is internal unless it says `public import`, so a module's API
+// cannot leak another module by accident, and a member is visible only where its module is imported.
+for target in package.targets where target.type != .system {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .enableUpcomingFeature("InternalImportsByDefault"),
+            .enableUpcomingFeature("MemberImportVisibility"),
+        ]
+}

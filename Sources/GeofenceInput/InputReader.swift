@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Reads a whole source (a file or standard input already read) into records, for replay.
 ///

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+public import Foundation
 
 /// A failure of the test harness itself (not of the behaviour under test).
 public struct HarnessError: Error, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Geofence
 
 /// Reads CSV rows into fixes, one line at a time; the first line that names latitude,

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Geofence
 
 /// Reads tracker output one line at a time: the project's NDJSON, OwnTracks JSON, OwnTracks

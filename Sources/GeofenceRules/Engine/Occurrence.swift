@@ -1,5 +1,5 @@
-import Foundation
-import Geofence
+public import Foundation
+public import Geofence
 
 /// Something that happened to one device, as the rules see it: a crossing, a visit, the passing
 /// of time, or an engine event.

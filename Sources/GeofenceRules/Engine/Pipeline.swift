@@ -1,6 +1,6 @@
-import Foundation
-import Geofence
-import GeofenceInput
+public import Foundation
+public import Geofence
+public import GeofenceInput
 
 /// Everything the engine knows about one device: its monitor (with the fix filter), its visit
 /// detector, and what the rules remember. Saved whole, so a restart goes on where it stopped.

@@ -1,5 +1,5 @@
-import Foundation
-import Geofence
+public import Foundation
+public import Geofence
 
 /// A monitor event as the engine logs it: which device, which place, what changed and why.
 public struct PlaceEvent: Sendable, Hashable, Codable {

@@ -1,4 +1,4 @@
-import Geofence
+public import Geofence
 
 /// What happened, in the words events, actions, hooks and the store use: `enter`, `exit`,
 /// `visit-start`, an engine event's name...

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Geofence
 
 /// Reads and checks a rules file: YAML (or JSON) into a ``RulesFile``, or every problem found.

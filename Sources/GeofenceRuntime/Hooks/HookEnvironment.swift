@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Builds the documented `GEOFENCE_*` variables, and the matching standard-input JSON, for a hook.
 ///

@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import Geofence
 import GeofenceInput
-import GeofenceRules
+public import GeofenceRules
 import Synchronization
 
 /// `geofence run`: the long-running job. Follows the inputs, runs every record through the

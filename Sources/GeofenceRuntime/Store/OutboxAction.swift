@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// An action waiting in, or finished from, the store's outbox.
 ///
