@@ -99,9 +99,14 @@ fuzz: fuzz-build
 # The suite under AddressSanitizer, then the runtime and end-to-end tests under ThreadSanitizer,
 # each in its own build folder so the normal build is not rebuilt. Leak checking is off: `run`
 # exits with its input threads' buffers still referenced (reported as leaks at exit, status 1).
+# The report's million-fix size test is left out of the ASan pass: it is one thread building a
+# report from generated fixes (no runtime concurrency, no C call the rest of the suite does not
+# make), it takes 50-150 s in a debug build and was still running after 10 minutes under ASan on a
+# loaded 2-core machine; `make test` runs it with its assertion unchanged.
+ASAN_SKIP := aYearOfAMillionFixesMakesAFileUnder20MB
 sanitizers: setup
 	$(SWIFT) build --build-tests --build-path .build/asan -Xswiftc -sanitize=address
-	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --build-path .build/asan
+	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --build-path .build/asan --skip '$(ASAN_SKIP)'
 	$(SWIFT) build --build-tests --build-path .build/tsan -Xswiftc -sanitize=thread
 	$(SWIFT) test --skip-build --build-path .build/tsan --filter 'GeofenceRuntimeTests|EndToEndTests'
 

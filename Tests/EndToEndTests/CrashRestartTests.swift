@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import GeofenceRuntime
 import Testing
 
@@ -13,7 +14,7 @@ extension EndToEnd {
     /// A repeat is allowed only for an attempt the kill interrupted (at-least-once), so no id
     /// appears more often than its outbox row counts attempts.
     @Test func killedAndRestartedTenTimesEveryHookRunsAndNoFinishedOneRepeats() throws {
-        let scratch = try Scratch("crash")
+        let scratch = try TemporaryDirectory("crash")
         // Sleeps first, so that kills often land while hooks run; writes its id, then exits.
         try scratch.write(
             "hook.sh", "#!/bin/sh\nsleep 0.2\nprintf '%s\\n' \"$GEOFENCE_EVENT_ID\" >> \"$1\"\n",
@@ -44,12 +45,21 @@ extension EndToEnd {
 
         for attempt in 0..<10 {
             let run = try GeofenceProcess(arguments, in: scratch.path, name: "run\(attempt)")
-            // Half the kills count from the start (some land while the outbox's leftovers are
-            // re-run), half from the moment the input is open, so a slow start on a busy machine
-            // does not leave every kill before any work.
-            if Bool.random(using: &random) {
+            // A third of the kills count from the start (some land while the outbox's leftovers
+            // are re-run), a third from the moment the input is open, and a third from the moment
+            // this run has finished two hooks, so that a slow start (a busy machine, a sanitizer's
+            // slowdown) cannot leave every kill before any hook is done.
+            let hooksBefore = TemporaryDirectory.lines(hookFile).count
+            switch Int.random(in: 0..<3, using: &random) {
+            case 0:
+                break
+            case 1:
                 try waitUntil("the input to be opened\n\(run.stderr)") {
                     run.stderr.contains("input fixes.ndjson: ")
+                }
+            default:
+                try waitUntil("two hooks of this run to finish\n\(run.stderr)", seconds: 120) {
+                    TemporaryDirectory.lines(hookFile).count >= hooksBefore + 2 || !run.process.isRunning
                 }
             }
             usleep(UInt32.random(in: 20_000...700_000, using: &random))
@@ -63,14 +73,14 @@ extension EndToEnd {
             let store = try Store(directory: state)
             let done = try Set(expected.filter { try store.action(id: $0)?.isFinished ?? false })
             store.close()
-            finishedAtKill.append((done, occurrences(Scratch.lines(hookFile))))
+            finishedAtKill.append((done, occurrences(TemporaryDirectory.lines(hookFile))))
         }
 
         let last = try GeofenceProcess(arguments, in: scratch.path, name: "final")
         let ended = try last.waitForExit()
         #expect(!ended.signaled && ended.status == 0, "stderr:\n\(last.stderr)")
 
-        let counts = occurrences(Scratch.lines(hookFile))
+        let counts = occurrences(TemporaryDirectory.lines(hookFile))
         #expect(Set(counts.keys) == Set(expected), "exactly the expected ids reached the hook")
         for (index, kill) in finishedAtKill.enumerated() {
             for id in kill.done {

@@ -1,18 +1,19 @@
 import Foundation
+import TestSupport
 import Testing
 
 extension EndToEnd {
     /// Issue 10: `run` reads a GPX document (not followed) through the same reader as `replay`:
     /// the same hooks run for a real recording, and `--follow` with `--format gpx` is refused.
     @Test func runReadsAGPXDocumentAsReplayDoes() throws {
-        let scratch = try Scratch("gpxrun")
+        let scratch = try TemporaryDirectory("gpxrun")
         let source =
             URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("GeofenceInputTests/Data/gpx/around-visnjan-with-car.gpx").path
-        try scratch.write("track.gpx", Scratch.read(source))
+        try scratch.write("track.gpx", TemporaryDirectory.read(source))
         try scratch.write("hook.sh", appendEventIDHook, executable: true)
         // A place on the track's first point: the run starts inside it and leaves.
-        let text = Scratch.read(source)
+        let text = TemporaryDirectory.read(source)
         let point = try #require(
             text.range(of: #"lat="[-0-9.]+" lon="[-0-9.]+""#, options: .regularExpression).map {
                 text[$0].split(separator: "\"")
@@ -37,7 +38,8 @@ extension EndToEnd {
             name: "run")
         #expect(run.status == 0, "stderr:\n\(run.stderr)")
         #expect(
-            Scratch.lines(scratch.file("hooks.txt")).sorted() == expected.sorted(), "stderr:\n\(run.stderr)")
+            TemporaryDirectory.lines(scratch.file("hooks.txt")).sorted() == expected.sorted(),
+            "stderr:\n\(run.stderr)")
 
         let followed = try GeofenceProcess.run(
             ["run", "rules.yaml", "--input", "track.gpx", "--format", "gpx", "--follow"], in: scratch.path,

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -10,7 +11,7 @@ extension EndToEnd {
     /// hooks wait for a slot, does not wait for all of them: the running hook gets the grace
     /// period, then it and the queued ones are handed back, and the run ends with status 0.
     @Test func sigtermAfterTheInputsEndedHandsBackQueuedHooks() throws {
-        let scratch = try Scratch("handback")
+        let scratch = try TemporaryDirectory("handback")
         // Notes that it started, then waits far longer than any test (not exec'd, so that its
         // command line names the scratch folder for the check that it was stopped).
         try scratch.write(
@@ -28,7 +29,7 @@ extension EndToEnd {
         }
         try waitUntil("the inputs to end with a hook running\n\(run.stderr)") {
             run.stderr.contains("every input has ended")
-                && !Scratch.lines(scratch.file("started.txt")).isEmpty
+                && !TemporaryDirectory.lines(scratch.file("started.txt")).isEmpty
         }
         run.send(SIGTERM)
         let ended = try run.waitForExit(seconds: 90)
@@ -36,7 +37,8 @@ extension EndToEnd {
         #expect(!ended.signaled && ended.status == 0, "stderr:\n\(stderr)")
         #expect(stderr.contains("stopped and handed back"), "\(stderr)")
         #expect(stderr.contains("not started; handed back"), "queued hooks handed back:\n\(stderr)")
-        #expect(Scratch.lines(scratch.file("started.txt")).count == 1, "one slot, one hook started")
+        #expect(
+            TemporaryDirectory.lines(scratch.file("started.txt")).count == 1, "one slot, one hook started")
         try waitUntil("the running hook's group to be stopped") {
             processes(mentioning: scratch.path, "slow.sh").isEmpty
         }

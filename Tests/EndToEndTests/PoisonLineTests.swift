@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import GeofenceRuntime
 import Testing
 
@@ -13,7 +14,7 @@ extension EndToEnd {
     /// it alone; the third records it as poison, with the signal as its reason, in the store's log,
     /// skips it and reads the rest of the day: every hook replay expects runs.
     @Test func aLineThatCrashesTheEngineIsRetriedOnceThenSkippedAsPoison() throws {
-        let scratch = try Scratch("crashline")
+        let scratch = try TemporaryDirectory("crashline")
         try scratch.write("hook.sh", appendEventIDHook, executable: true)
         try scratch.write("rules.yaml", DayFixtures.hookRules(hook: "./hook.sh", arguments: ["hooks.txt"]))
         var day = try DayFixtures.day(in: scratch)
@@ -47,7 +48,7 @@ extension EndToEnd {
             "\(third.stderr)")
 
         // At least once: a hook the crashes interrupted may have run twice, but every one ran.
-        let ran = Scratch.lines(scratch.file("hooks.txt"))
+        let ran = TemporaryDirectory.lines(scratch.file("hooks.txt"))
         #expect(Set(ran) == Set(expected), "ran \(ran.count), expected \(expected.count)")
         let store = try Store(directory: state)
         let poison = try store.log().filter { $0.kind == "poison-line" }
@@ -65,7 +66,7 @@ extension EndToEnd {
     /// Issue 10: a crash that is not a line's fault (SIGKILL) blames no line: the next start reads
     /// the batch again as after any restart, and nothing is retried or skipped.
     @Test func aKilledRunBlamesNoLine() throws {
-        let scratch = try Scratch("killed")
+        let scratch = try TemporaryDirectory("killed")
         try scratch.write("rules.yaml", DayFixtures.hookRules(hook: "/bin/true"))
         try scratch.write("fixes.ndjson", try DayFixtures.day(in: scratch).joined(separator: "\n") + "\n")
         // Lines noted as being processed, as a SIGKILL in the middle of a batch leaves them.

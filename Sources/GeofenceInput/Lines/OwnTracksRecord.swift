@@ -4,7 +4,7 @@ import Geofence
 /// Builds records from OwnTracks JSON messages (https://owntracks.org/booklet/tech/json/).
 enum OwnTracksRecord {
     /// Reads a message. `fallbackTime` stands in for a missing `tst` (a Recorder line's own time).
-    static func make(_ fields: JSONFields, fallbackTime: Date? = nil) throws(InputError) -> InputRecord {
+    static func make(_ fields: JSONFields, fallbackTime: Date? = nil) throws(RecordError) -> InputRecord {
         if fields.stringEquals(.ownTracksType, "location") {
             return .fix(try location(fields, fallbackTime: fallbackTime))
         }
@@ -32,7 +32,7 @@ enum OwnTracksRecord {
         }
     }
 
-    private static func location(_ fields: JSONFields, fallbackTime: Date?) throws(InputError) -> Fix {
+    private static func location(_ fields: JSONFields, fallbackTime: Date?) throws(RecordError) -> Fix {
         let coordinate = try fields.coordinate(
             .lat, .lon, lenient: true, what: "a location needs lat and lon")
         guard let timestamp = try fields.unixSeconds(.tst) ?? fallbackTime else {
@@ -50,10 +50,38 @@ enum OwnTracksRecord {
             speed: speed,
             course: try fields.finiteNumber(.cog, lenient: true),
             deviceId: try device(fields, label: label),
-            label: label)
+            label: label,
+            // A malformed signal is only a lost hint; the position is still good.
+            silentWithinMeters: silentWithinMeters(
+                mode: (try? fields.finiteNumber(.monitoringMode, lenient: true)) ?? nil),
+            trigger: trigger((try? fields.string(.trigger)) ?? nil))
     }
 
-    private static func transition(_ fields: JSONFields, fallbackTime: Date?) throws(InputError)
+    /// What OwnTracks' monitoring mode `m` (sent by iOS) promises about its silence: in move mode
+    /// (2) a fix after every 100 m moved (the default `locatorDisplacement`), in significant-changes
+    /// mode (1) after about 500 m (Apple's significant change); quiet (-1) and manual (0) promise
+    /// nothing.
+    static func silentWithinMeters(mode: Double?) -> Double? {
+        switch mode {
+        case 2.0: 100
+        case 1.0: 500
+        default: nil
+        }
+    }
+
+    /// OwnTracks' `t`: `v` an iOS visit (a stay), `c`/`b` a region or beacon, `t`/`p` a timer or
+    /// ping, `u`/`r` a manual or requested report; anything else says nothing.
+    static func trigger(_ text: String?) -> Fix.Trigger? {
+        switch text {
+        case "v": .stay
+        case "c", "b": .region
+        case "t", "p": .timer
+        case "u", "r": .request
+        default: nil
+        }
+    }
+
+    private static func transition(_ fields: JSONFields, fallbackTime: Date?) throws(RecordError)
         -> OwnTracksTransition
     {
         guard let timestamp = try fields.unixSeconds(.tst) ?? fallbackTime else {
@@ -82,7 +110,7 @@ enum OwnTracksRecord {
 
     /// The topic names the device best; then the caller's default (a Recorder file's
     /// USER/DEVICE); the two-letter tid only as a last resort.
-    private static func device(_ fields: JSONFields, label: String?) throws(InputError) -> String? {
+    private static func device(_ fields: JSONFields, label: String?) throws(RecordError) -> String? {
         if let topic = try fields.string(.topic) { return Units.deviceId(fromTopic: topic) }
         return fields.context.defaultDeviceId ?? label
     }

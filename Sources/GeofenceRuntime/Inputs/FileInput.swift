@@ -1,3 +1,4 @@
+import CSpawn
 import Foundation
 import GeofenceInput
 import Synchronization
@@ -6,64 +7,47 @@ import Synchronization
     import Glibc
 #endif
 
-/// Reads one input on a thread of its own (reading blocks and polls, which must not happen on
-/// Swift's cooperative pool) and hands lines to the engine's loop through a ``RecordQueue``.
-final class InputThread: @unchecked Sendable {
-    let input: RunConfiguration.Input
-    private let queue: RecordQueue
-    private let cancellation = InputCancellation()
+/// A file as an input of `geofence run`: read to its end, or followed like `tail -F` (rotation,
+/// truncation, a missing file), resuming at the position stored after the last committed batch.
+final class FileInput: RunInput {
+    let name: String
+    private let path: String
+    private let follow: Bool
     private let startPosition: FilePosition?
     private let history: Bool
     private let pollSeconds: Double
     private let format: InputFormat
     private let timeZone: TimeZone
-    private var thread: Thread?
+    private let cancellation = InputCancellation()
 
     init(
-        input: RunConfiguration.Input, queue: RecordQueue, startPosition: FilePosition?, history: Bool,
-        pollSeconds: Double, format: InputFormat = .auto, timeZone: TimeZone = .gmt
+        path: String, follow: Bool, startPosition: FilePosition?, history: Bool, pollSeconds: Double,
+        format: InputFormat = .auto, timeZone: TimeZone = .gmt
     ) {
         self.format = format
         self.timeZone = timeZone
-        self.input = input
-        self.queue = queue
+        self.name = path
+        self.path = path
+        self.follow = follow
         self.startPosition = startPosition
         self.history = history
         self.pollSeconds = pollSeconds
     }
 
-    func start() {
-        let thread = Thread { [self] in
-            let document =
-                format == .gpx || (format == .auto && input.path != "-" && InputThread.isDocument(input.path))
-            if !input.follow, document {
-                readDocument()
-            } else if input.path == "-" {
-                readStandardInput()
-            } else {
-                readFile()
-            }
-        }
-        thread.name = "geofence input \(input.name)"
-        self.thread = thread
-        thread.start()
+    /// The run's format; a Recorder `.rec` file's path names its device.
+    func decoder(format: InputFormat, timeZone: TimeZone) -> LineDecoder {
+        LineDecoder(
+            format: format, source: name, timeZone: timeZone,
+            deviceId: InputReader.recorderDevice(forPath: path))
     }
 
-    /// Asks the thread to stop; it does within a poll interval.
-    func stop() { cancellation.cancel() }
-
-    private func readStandardInput() {
-        let reader = StandardInputReader(pollInterval: pollSeconds, cancellation: cancellation)
-        do {
-            while let lines = try reader.next() {
-                let texts = lines.map { (text: $0.isTooLong ? nil : $0.text, number: $0.number) }
-                guard queue.put(.lines(input: input.name, lines: texts, position: nil, live: !history)) else {
-                    return
-                }
+    func start(into queue: RecordQueue) {
+        readOnThread { [self] in
+            if !follow, format == .gpx || (format == .auto && FileInput.isDocument(path)) {
+                readDocument(into: queue)
+            } else {
+                read(into: queue)
             }
-            queue.put(.ended(input: input.name, failure: nil))
-        } catch {
-            queue.put(.ended(input: input.name, failure: "\(error)"))
         }
     }
 
@@ -80,8 +64,8 @@ final class InputThread: @unchecked Sendable {
     /// Reads a whole document (GPX) through the one ``RecordReader``, as `replay` does: its points
     /// are recorded history, handed over oldest first in batches. It has no position to resume at:
     /// after a restart it is read again, and what was already processed is dropped as not newer.
-    private func readDocument() {
-        let reader = RecordReader(path: input.path, format: format, timeZone: timeZone)
+    private func readDocument(into queue: RecordQueue) {
+        let reader = RecordReader(path: path, format: format, timeZone: timeZone)
         var records: [InputRecord] = []
         struct Closed: Error {}
         do {
@@ -89,33 +73,34 @@ final class InputThread: @unchecked Sendable {
                 record: { record in
                     records.append(record)
                     if records.count >= 1000 {
-                        guard queue.put(.records(input: input.name, records: records)) else { throw Closed() }
+                        guard queue.put(.records(input: name, records: records)) else { throw Closed() }
                         records = []
                     }
                 },
-                error: { failure in
-                    queue.put(.note(input: input.name, message: "\(failure)", level: .warning))
-                },
-                note: { message in queue.put(.note(input: input.name, message: message, level: .info)) })
-            if !records.isEmpty { queue.put(.records(input: input.name, records: records)) }
-            queue.put(.ended(input: input.name, failure: nil))
+                error: { failure in queue.put(.note(input: name, message: "\(failure)", level: .warning)) },
+                note: { message in queue.put(.note(input: name, message: message, level: .info)) })
+            if !records.isEmpty { queue.put(.records(input: name, records: records)) }
+            queue.put(.ended(input: name, failure: nil))
         } catch is Closed {
             return
         } catch {
-            queue.put(.ended(input: input.name, failure: "\(error)"))
+            queue.put(.ended(input: name, failure: "\(error)"))
         }
     }
 
-    private func readFile() {
+    /// Asks the thread to stop; it does within a poll interval.
+    func stop() { cancellation.cancel() }
+
+    private func read(into queue: RecordQueue) {
         // Lines already in the file when the run started are history, judged as replay judges them
         // (a fix written an hour ago is not "expired" because geofence was down); lines written
         // after the start arrive live. One rule for a stop and a restart: lines waiting in the
         // file when geofence resumes after SIGSTOP (SIGCONT) are history too, exactly as after a
         // kill and restart, so a long stop loses no crossing to the expiration rule.
-        var backlog = FileBacklog(path: input.path)
+        var backlog = FileBacklog(path: path)
         var resumptionsSeen = Resumptions.count.load(ordering: .acquiring)
         let follower = FileFollower(
-            path: input.path, startingAt: startPosition, follow: input.follow, pollInterval: pollSeconds,
+            path: path, startingAt: startPosition, follow: follow, pollInterval: pollSeconds,
             cancellation: cancellation)
         do {
             while let update = try follower.next() {
@@ -124,24 +109,22 @@ final class InputThread: @unchecked Sendable {
                     let resumptions = Resumptions.count.load(ordering: .acquiring)
                     if resumptions != resumptionsSeen {
                         resumptionsSeen = resumptions
-                        backlog = FileBacklog(path: input.path)
+                        backlog = FileBacklog(path: path)
                     }
                     let texts = lines.map { (text: $0.isTooLong ? nil : $0.text, number: $0.number) }
                     let live =
                         !history && !backlog.contains(identity: position.identity, offset: position.offset)
-                    let stored = position.inputPosition(input: input.name)
-                    guard queue.put(.lines(input: input.name, lines: texts, position: stored, live: live))
+                    let stored = position.inputPosition(input: name)
+                    guard queue.put(.lines(input: name, lines: texts, position: stored, live: live))
                     else { return }
                 case .event(let event):
                     queue.put(
-                        .note(
-                            input: input.name, message: InputThread.describe(event),
-                            level: InputThread.level(event)))
+                        .note(input: name, message: FileInput.describe(event), level: FileInput.level(event)))
                 }
             }
-            queue.put(.ended(input: input.name, failure: nil))
+            queue.put(.ended(input: name, failure: nil))
         } catch {
-            queue.put(.ended(input: input.name, failure: "\(error)"))
+            queue.put(.ended(input: name, failure: "\(error)"))
         }
     }
 
