@@ -150,7 +150,7 @@ public final class Runner: @unchecked Sendable {
             }
         }
         while true {
-            let items = queue.takeAll(timeout: 0.5)
+            let items = queue.takeAll(timeout: 0.5, gatherLines: 10_000, gatherSeconds: 0.25)
             let flags = signals.withLock { flags in
                 defer { flags.reload = false }
                 return flags
