@@ -7,8 +7,8 @@ import GeofenceInput
 final class RecordBatches: @unchecked Sendable {
     /// What the reading thread hands over.
     enum Item {
-        /// Records in input order, with the unreadable lines met among them.
-        case batch([InputRecord], errors: [InputError])
+        /// Records in input order, with the unreadable lines and the remarks met among them.
+        case batch([InputRecord], errors: [InputError], notes: [String])
         /// The end of the input, with the error that stopped reading, if one did.
         case end((any Error)?)
     }
@@ -22,22 +22,24 @@ final class RecordBatches: @unchecked Sendable {
         let thread = Thread { [self] in
             var records: [InputRecord] = []
             var errors: [InputError] = []
+            var notes: [String] = []
             records.reserveCapacity(batchSize)
             do {
                 try reader.read(
                     record: { record in
                         records.append(record)
                         if records.count >= batchSize {
-                            self.put(.batch(records, errors: errors))
+                            self.put(.batch(records, errors: errors, notes: notes))
                             records.removeAll(keepingCapacity: true)
                             errors.removeAll()
+                            notes.removeAll()
                         }
                     },
-                    error: { failure in errors.append(failure) })
-                put(.batch(records, errors: errors))
+                    error: { failure in errors.append(failure) }, note: { notes.append($0) })
+                put(.batch(records, errors: errors, notes: notes))
                 put(.end(nil))
             } catch {
-                put(.batch(records, errors: errors))
+                put(.batch(records, errors: errors, notes: notes))
                 put(.end(error))
             }
         }

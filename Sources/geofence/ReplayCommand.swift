@@ -46,7 +46,8 @@ enum ReplayCommand {
             case "--threads":
                 let text = try ArgumentText.value(after: argument, in: &rest)
                 guard let threads = Int(text), (1...64).contains(threads) else {
-                    throw CommandError(message: "--threads wants a number from 1 to 64, not '\(text)'", status: 2)
+                    throw CommandError(
+                        message: "--threads wants a number from 1 to 64, not '\(text)'", status: 2)
                 }
                 options.threads = threads
             default:
@@ -81,7 +82,8 @@ enum ReplayCommand {
             case .success(let loaded): copies.append(loaded)
             case .failure(let error):
                 throw CommandError(
-                    message: "\(error)\nthe rules have errors; nothing was replayed", status: 1, prefixed: false)
+                    message: "\(error)\nthe rules have errors; nothing was replayed", status: 1,
+                    prefixed: false)
             }
         }
         let rules = copies[0]
@@ -110,17 +112,21 @@ enum ReplayCommand {
             summary.errors += 1
             FileHandle.standardError.write(Data("geofence: \(failure)\n".utf8))
         }
+        func remark(_ note: String) {
+            FileHandle.standardError.write(Data("geofence: \(reader.source): \(note)\n".utf8))
+        }
         if inputPath == "-" {
             // Standard input may be live: each record is answered as it comes.
-            try reader.read(record: { process([$0]) }, error: report)
+            try reader.read(record: { process([$0]) }, error: report, note: remark)
         } else {
             // A file is read and decoded on a thread of its own while the last batch is processed.
             let batches = RecordBatches(reader: reader, batchSize: ReplayCommand.batchSize)
             reading: while true {
                 switch batches.next() {
-                case .batch(let records, let errors):
-                    // Unreadable lines are reported as their batch is processed.
+                case .batch(let records, let errors, let notes):
+                    // Unreadable lines and remarks are reported as their batch is processed.
                     for failure in errors { report(failure) }
+                    for note in notes { remark(note) }
                     process(records)
                 case .end(let failure):
                     if let failure { throw failure }

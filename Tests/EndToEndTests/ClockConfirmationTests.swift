@@ -15,7 +15,7 @@ extension EndToEnd {
             "rules.yaml",
             """
             timezone: Europe/London
-            hysteresis: { confirm_silence: 2s }
+            hysteresis: { confirm: 1s, confirm_silence: 2s }
             places:
               home: { center: [51.5007, -0.1246], radius: 400 }
             rules:

@@ -109,7 +109,7 @@ import Testing
         #expect(events[0].confirmedAt <= Map.start.addingTimeInterval(3 * 900))
     }
 
-    @Test(arguments: cases.prefix(4) + cases.suffix(2))
+    @Test(arguments: [cases[0], cases[2], cases[11]])
     func aStillPhoneAtAFixAMinuteWithOnePercentWildFixesNeverFlapsInFourWeeks(_ c: Case) throws {
         let fixes = SyntheticTrace.stationary(
             at: Map.at(c.east, c.north), start: Map.start, durationSeconds: 28 * 86_400, intervalSeconds: 60,

@@ -225,7 +225,8 @@ struct ConditionTracker: Codable, Sendable {
     /// Confirms, at its deadline, a change whose tracker has stayed silent long enough since a fix
     /// that its silence keeps on the new side; `date` is the engine's clock.
     mutating func advance(to date: Date, into sink: inout EventSink) {
-        guard let box = pendingBox, let deadline = box.value.silentDeadline, deadline <= date, !heldByVisit else {
+        guard let box = pendingBox, let deadline = box.value.silentDeadline, deadline <= date, !heldByVisit
+        else {
             return
         }
         let run = box.value
@@ -329,7 +330,8 @@ struct ConditionTracker: Codable, Sendable {
         if let last = lastEvent?.date, date < last { date = last }
         let event = Event(
             identifier: identifier, state: newState, kind: .transition, date: date, confirmedAt: confirmedAt,
-            signedDistanceMeters: distance.isFinite ? distance : nil, evidence: sink.evidence(fix: fix, visit: visit),
+            signedDistanceMeters: distance.isFinite ? distance : nil,
+            evidence: sink.evidence(fix: fix, visit: visit),
             previousState: state)
         state = newState
         lastEvent = event
@@ -344,7 +346,8 @@ struct ConditionTracker: Codable, Sendable {
         reachedBy now: Date, confirmedAt: Date, distance: Double, fix: Fix?, visit: Visit?,
         into sink: inout EventSink
     ) {
-        guard state == .satisfied, !dwellReported, pendingBox == nil, let dwell = definition.hysteresis.dwellSeconds
+        guard state == .satisfied, !dwellReported, pendingBox == nil,
+            let dwell = definition.hysteresis.dwellSeconds
         else {
             return
         }
@@ -356,7 +359,8 @@ struct ConditionTracker: Codable, Sendable {
         dwellReported = true
         let event = Event(
             identifier: identifier, state: .satisfied, kind: .dwell, date: start.addingTimeInterval(dwell),
-            confirmedAt: confirmedAt, signedDistanceMeters: distance, evidence: sink.evidence(fix: fix, visit: visit),
+            confirmedAt: confirmedAt, signedDistanceMeters: distance,
+            evidence: sink.evidence(fix: fix, visit: visit),
             previousState: .satisfied)
         lastEvent = event
         sink.append(event, orderKey: event.date)

@@ -100,7 +100,8 @@ public struct Event: Codable, Sendable, Hashable {
     public static func == (lhs: Event, rhs: Event) -> Bool {
         lhs.identifier == rhs.identifier && lhs.state == rhs.state && lhs.previousState == rhs.previousState
             && lhs.kind == rhs.kind && lhs.date == rhs.date && lhs.confirmedAt == rhs.confirmedAt
-            && lhs.signedDistanceMeters == rhs.signedDistanceMeters && lhs.fix == rhs.fix && lhs.visit == rhs.visit
+            && lhs.signedDistanceMeters == rhs.signedDistanceMeters && lhs.fix == rhs.fix
+            && lhs.visit == rhs.visit
     }
 
     /// Hashes every field.

@@ -251,7 +251,8 @@ extension DeviceEngine {
 
     /// Applies the tracker's own decision about a place.
     mutating func claim(
-        _ transition: OwnTracksTransition, place: String, evaluator: RuleEvaluator, output: inout PipelineOutput
+        _ transition: OwnTracksTransition, place: String, evaluator: RuleEvaluator,
+        output: inout PipelineOutput
     ) {
         output.events = monitor.ingestClaim(
             identifier: place, inside: transition.event == "enter", at: transition.timestamp)
