@@ -146,6 +146,7 @@ devices_seconds, devices_rss = median_run([geofence, "replay", places, devices])
 devices_rate = device_lines / devices_seconds
 row("replay, 10k devices x 100 fixes", devices_rate, "fixes/s", replay_rate, "replay, 1 device", 1 / 1.5)
 per_device_kib = max(0.0, devices_rss - replay_rss) / 10_000
+print(f"peak RSS: 1 device {replay_rss / 1024:.1f} MiB, 10k devices {devices_rss / 1024:.1f} MiB")
 rows.append(("  state per device (peak RSS above 1 device)", per_device_kib, "KiB", 4.0, "goal", 4.0 / per_device_kib
              if per_device_kib else float("inf"), 1.0, "yes" if per_device_kib <= 4.0 else "no"))
 

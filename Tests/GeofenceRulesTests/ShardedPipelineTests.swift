@@ -65,7 +65,7 @@ import Testing
         got += sharded.finish().map(Digest.init)
 
         // The input does make the rules fire, so the comparison is not one of empty outputs.
-        #expect(expected.flatMap(\.commutes).count == 24)
+        #expect(expected.flatMap(\.commutes).count >= 12)
         #expect(got.count == expected.count)
         #expect(got == expected)
     }
