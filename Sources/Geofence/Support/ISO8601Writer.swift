@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Writes dates as ISO 8601 in a time zone, as `ISO8601DateFormatter` does with
 /// `.withInternetDateTime` (and `.withFractionalSeconds` when a date has milliseconds), for loops

@@ -1,7 +1,7 @@
 import Dispatch
-import Foundation
+public import Foundation
 import Geofence
-import GeofenceInput
+public import GeofenceInput
 
 /// Several ``Pipeline``s, each owning a fixed share of the devices, run on as many threads.
 ///
