@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The folder of expected outputs (Tests/Golden), written by `Tests/Golden/make-golden.sh` with
@@ -25,8 +26,8 @@ private let dataFolder = repository + "/Tests/GeofenceInputTests/Data"
     @Test(arguments: cases.indices, ["1", "2", "3"])
     func replayPrintsExactlyTheGoldenOutput(index: Int, threads: String) throws {
         let (rules, input, golden) = Self.cases[index]
-        let scratch = try Scratch("golden")
-        let expected = Scratch.read(goldenFolder + "/" + golden)
+        let scratch = try TemporaryDirectory("golden")
+        let expected = TemporaryDirectory.read(goldenFolder + "/" + golden)
         try #require(!expected.isEmpty, "\(golden) is there")
         let result = try GeofenceProcess.run(
             ["replay", rules, input, "--threads", threads], in: scratch.path, name: "replay")
@@ -38,7 +39,7 @@ private let dataFolder = repository + "/Tests/GeofenceInputTests/Data"
     /// make-golden.sh builds them (with `geofence simulate day`, whose lines must not change either).
     @Test(arguments: ["1", "2"])
     func manyDevicesReplayExactlyAsBefore(threads: String) throws {
-        let scratch = try Scratch("golden-devices")
+        let scratch = try TemporaryDirectory("golden-devices")
         var tagged: [(Int64, Int, String)] = []
         for seed in 1...24 {
             let day = try GeofenceProcess.run(
@@ -57,7 +58,7 @@ private let dataFolder = repository + "/Tests/GeofenceInputTests/Data"
             ["replay", repository + "/Rules/commute.yaml", "devices.ndjson", "--threads", threads],
             in: scratch.path, name: "replay")
         #expect(result.status == 0, "stderr:\n\(result.stderr)")
-        let expected = Scratch.read(goldenFolder + "/devices.out")
+        let expected = TemporaryDirectory.read(goldenFolder + "/devices.out")
         try #require(!expected.isEmpty, "devices.out is there")
         // Every person commutes: the comparison is not one of empty outputs.
         #expect(expected.components(separatedBy: "\"commute\"").count > 24)
