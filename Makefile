@@ -51,9 +51,19 @@ screenshot: setup
 	mkdir -p docs
 	GEOFENCE_REPORT_SCREENSHOT=$(CURDIR)/docs/report.png $(SWIFT) test --skip-build --filter syntheticDayReportRendersAMapTrackAndEventsInChromium
 
+# The micro-benchmarks, then one table of whole-command figures beside the references run in the
+# same session (shapely, trackintel: from PyPI, in a virtualenv under .build): Benchmarks/bench.py.
+BENCH_DIR := .build/bench-workload
 bench: setup
+	$(SWIFT) build -c release --product geofence
 	$(SWIFT) build -c release --product geofence-bench
+	[ -x .build/venv/bin/python ] || python3 -m venv .build/venv
+	.build/venv/bin/python -c 'import shapely, trackintel' 2>/dev/null || \
+	  .build/venv/bin/pip install -q shapely numpy trackintel
+	[ -f $(BENCH_DIR)/stays.csv ] || \
+	  $$($(SWIFT) build -c release --show-bin-path)/geofence-bench --export $(BENCH_DIR) --workloads
 	$$($(SWIFT) build -c release --show-bin-path)/geofence-bench
+	.build/venv/bin/python Benchmarks/bench.py $$($(SWIFT) build -c release --show-bin-path) $(BENCH_DIR)
 
 # The same monitor workload's geometry computed with shapely (from PyPI, in a virtualenv under
 # .build), printed beside geofence's figures from the same session.
