@@ -81,7 +81,7 @@ final class RecordQueue: @unchecked Sendable {
         items.allSatisfy { item in
             switch item {
             case .lines(_, _, _, let live): !live
-            case .note: true
+            case .note, .records: true
             case .message, .ended: false
             }
         }
