@@ -1,4 +1,5 @@
 import Foundation
+import GeofenceRuntime
 import Testing
 
 #if canImport(Glibc)
@@ -28,6 +29,23 @@ private enum NATSRun {
         ) {
             try NATSOutput.count(url: url) >= UInt64(count)
         }
+    }
+
+    /// The partitions `engine` holds now, read from its log (taken and not released or lost).
+    static func held(by engine: GeofenceProcess) -> Set<Int> {
+        var held = Set<Int>()
+        for line in engine.stderr.split(separator: "\n") {
+            let words = line.split(separator: " ")
+            guard let index = words.firstIndex(of: "partition"), index + 2 < words.count,
+                let partition = Int(words[index + 1].dropLast())
+            else { continue }
+            switch words[index + 2] {
+            case "taken", "taken;": held.insert(partition)
+            case "released", "lease": held.remove(partition)
+            default: break
+            }
+        }
+        return held
     }
 
     /// Stops the engines with SIGTERM; each must end cleanly.
@@ -72,5 +90,103 @@ extension EndToEnd {
         _ = NATSRun.expectSame(objects, as: replayed, type: "event")
         _ = NATSRun.expectSame(objects, as: replayed, type: "action")
         #expect(engine.stderr.contains("partition 3: taken"), "\(engine.stderr)")
+    }
+}
+
+extension EndToEnd {
+    /// Three engines on a three-node cluster share six partitions of a fleet's day. One engine is
+    /// killed (SIGKILL) midway, then one NATS node; the run goes on, and the output stream holds,
+    /// for every device, exactly the events and actions `replay` gives, each id once (repeats after
+    /// the fail-over dropped by JetStream's duplicate window).
+    ///
+    /// `GEOFENCE_NATS_DEVICES` sets the fleet's size (default 200 phones, a fix every 5 minutes).
+    @Test func enginesSurviveAKilledEngineAndAKilledServer() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let devices = environment["GEOFENCE_NATS_DEVICES"].flatMap(Int.init) ?? 200
+        let partitions = 6
+        let scratch = try Scratch("nats-cluster")
+        try scratch.write("rules.yaml", NATSFleet.rules)
+        let fleet = NATSFleet(count: devices, intervalSeconds: 300)
+        let replayed = try fleet.replayed(in: scratch)
+        let expected = replayed.filter { ["event", "action", "commute"].contains($0["type"] as? String ?? "") }
+        try #require(expected.count > devices * 4)
+
+        let cluster = try NATSCluster(nodes: 3, partitions: partitions, in: scratch)
+        try cluster.waitForJetStream()
+        let names = ["e1", "e2", "e3"]
+        var engines: [GeofenceProcess] = []
+        for name in names {
+            engines.append(
+                try NATSRun.engine(name, cluster: cluster, partitions: partitions, replicas: 3, in: scratch))
+        }
+        for engine in engines { try NATSFleet.waitUntilReady(engine) }
+
+        // Two thirds of the day, then kill an engine while it works through them.
+        let total = fleet.messages.count
+        let thirds = [0, total / 3, 2 * total / 3, total]
+        let started = Date()
+        try fleet.publish(thirds[0]..<thirds[2], to: cluster.url)
+        try waitUntil("e1 to own partitions and commit events\n\(engines[0].stderr)", seconds: 300) {
+            engines[0].stderr.contains("first event since taken")
+        }
+        try NATSRun.waitForOutput(expected.count / 5, url: cluster.url, engines: engines, seconds: 300)
+        let e1Partitions = NATSRun.held(by: engines[0])
+        try #require(!e1Partitions.isEmpty, "e1 owned no partition:\n\(engines[0].stderr)")
+        engines[0].send(SIGKILL)
+        let killedAt = Date()
+        _ = try engines[0].waitForExit(seconds: 30)
+
+        // e1's partitions are taken over.
+        var takenAt: Date?
+        try waitUntil("e1's partitions \(e1Partitions.sorted()) to be taken over\n\(engines[0].stderr)\n---\n\(engines[1].stderr)\n\(engines[2].stderr)", seconds: 120) {
+            let taken = e1Partitions.allSatisfy { partition in
+                engines[1...].contains { $0.stderr.contains("partition \(partition): taken from e1") }
+            }
+            if taken, takenAt == nil { takenAt = Date() }
+            return taken
+        }
+
+        // Lose a server: the streams and the bucket keep a quorum of two.
+        try cluster.kill(node: 2)
+        try fleet.publish(thirds[2]..<thirds[3], to: cluster.url)
+        try NATSRun.waitForOutput(expected.count, url: cluster.url, engines: Array(engines[1...]), seconds: 600)
+        let finished = Date()
+        try NATSRun.stop(Array(engines[1...]))
+
+        let objects = try NATSOutput.read(url: cluster.url)
+        #expect(objects.count == expected.count, "the output stream holds a repeat or misses something")
+        let ids = objects.compactMap { $0["id"] as? String }
+        #expect(Set(ids).count == ids.count)
+        let events = NATSRun.expectSame(objects, as: replayed, type: "event")
+        let actions = NATSRun.expectSame(objects, as: replayed, type: "action")
+
+        // What each engine committed locally: the union is everything, the overlap the repeats.
+        var stored: [String] = []
+        for name in names {
+            let store = try Store(directory: scratch.file("state-\(name)"))
+            stored += try store.events().map(\.id)
+            store.close()
+        }
+        let expectedEvents = Set(NATSOutput.idsByDevice(replayed, type: "event").values.joined())
+        #expect(expectedEvents.isSubset(of: Set(stored)))
+        let dropped = engines[1...].compactMap { engine in
+            engine.stderr.split(separator: "\n").last { $0.contains("repeats that JetStream dropped") }
+        }
+        let firstEvents = engines[1...].flatMap { engine in
+            engine.stderr.split(separator: "\n").filter { line in
+                line.contains("first event since taken")
+                    && e1Partitions.contains { line.contains("partition \($0):") }
+            }
+        }
+        print(
+            """
+            NATS fail-over run: \(devices) devices, \(total) fixes, \(events) events, \(actions) actions; \
+            \(partitions) partitions, 3 engines, 3 nodes
+              e1 owned \(e1Partitions.sorted()); taken over \(String(format: "%.1f", (takenAt ?? killedAt).timeIntervalSince(killedAt))) s after the kill (polled)
+              \(firstEvents.joined(separator: "\n  "))
+              events committed by more than one engine: \(stored.count - Set(stored).count)
+              \(dropped.joined(separator: "\n  "))
+              whole run \(String(format: "%.1f", finished.timeIntervalSince(started))) s
+            """)
     }
 }

@@ -43,6 +43,8 @@ public final class NATSRunner: @unchecked Sendable {
     private let started = ProcessInfo.processInfo.systemUptime
     private var memberRevision: UInt64?
     private var failed = false
+    /// Output messages JetStream reported as repeats of an id it already had (after a fail-over).
+    private var repeatsDropped = 0
 
     /// How many messages one fetch asks for.
     static let batchSize = 500
@@ -272,8 +274,11 @@ public final class NATSRunner: @unchecked Sendable {
     private func flush(_ work: PartitionWork) -> Bool {
         while let publication = work.unpublished.first {
             do {
-                try jetStream.publish(
+                if try jetStream.publish(
                     subject: publication.subject, payload: publication.payload, messageID: publication.id)
+                {
+                    repeatsDropped += 1
+                }
             } catch {
                 log.warning("partition \(work.partition): cannot publish \(publication.id): \(error); retrying")
                 Thread.sleep(forTimeInterval: 0.2)
@@ -468,6 +473,7 @@ public final class NATSRunner: @unchecked Sendable {
 
     private func shutDown() {
         for partition in owned.keys.sorted() { release(partition) }
+        log.info("stopped; \(repeatsDropped) output messages were repeats that JetStream dropped")
         do {
             try bucket.delete(PartitionSnapshot.memberKey(engine: settings.engineID))
         } catch {
