@@ -198,7 +198,11 @@ enum RunCommand {
             guard value >= minimum, value <= 1024, value == value.rounded() else {
                 throw CommandError(message: "\(option) wants a whole number from 1 to 1024", status: 2)
             }
-            if option == "--nats-partitions" { settings.partitions = Int(value) } else { settings.replicas = Int(value) }
+            if option == "--nats-partitions" {
+                settings.partitions = Int(value)
+            } else {
+                settings.replicas = Int(value)
+            }
         }
         if let text = options["--nats-lease"] {
             settings.leaseSeconds = try ArgumentText.seconds(text, for: "--nats-lease")

@@ -17,7 +17,10 @@ private enum NATSRun {
                 "run", "rules.yaml", "--nats", cluster.url, "--nats-partitions", String(partitions),
                 "--nats-replicas", String(replicas), "--nats-engine", name, "--nats-lease", "3s",
                 "--nats-snapshot", "1s", "--history", "--state", scratch.file("state-\(name)"),
-            ], in: scratch.path, name: name)
+            ], in: scratch.path, name: name,
+            executable: ProcessInfo.processInfo.environment["GEOFENCE_NATS_BENCH_EXECUTABLE"].map {
+                URL(fileURLWithPath: $0)
+            } ?? geofenceExecutable)
     }
 
     /// Waits until the output stream holds `count` messages (every expected event, commute and
@@ -61,10 +64,13 @@ private enum NATSRun {
     static func expectSame(_ objects: [[String: Any]], as replayed: [[String: Any]], type: String) -> Int {
         let got = NATSOutput.idsByDevice(objects, type: type)
         let expected = NATSOutput.idsByDevice(replayed, type: type)
-        #expect(got.count == expected.count, "devices with \(type)s: \(got.count) vs replay's \(expected.count)")
+        #expect(
+            got.count == expected.count, "devices with \(type)s: \(got.count) vs replay's \(expected.count)")
         var differing: [String] = []
         for (device, ids) in expected where got[device] != ids { differing.append(device) }
-        #expect(differing.isEmpty, "\(differing.count) devices' \(type)s differ from replay's, e.g. \(differing.first ?? "")")
+        #expect(
+            differing.isEmpty,
+            "\(differing.count) devices' \(type)s differ from replay's, e.g. \(differing.first ?? "")")
         return expected.values.reduce(0) { $0 + $1.count }
     }
 }
@@ -81,7 +87,9 @@ extension EndToEnd {
         let engine = try NATSRun.engine("solo", cluster: cluster, partitions: 4, replicas: 1, in: scratch)
         try NATSFleet.waitUntilReady(engine)
         try fleet.publish(0..<fleet.messages.count, to: cluster.url)
-        let outputs = replayed.filter { ["event", "action", "commute"].contains($0["type"] as? String ?? "") }
+        let outputs = replayed.filter {
+            ["event", "action", "commute"].contains($0["type"] as? String ?? "")
+        }
         try #require(outputs.count > 12 * 4)
         try NATSRun.waitForOutput(outputs.count, url: cluster.url, engines: [engine], seconds: 180)
         try NATSRun.stop([engine])
@@ -108,7 +116,9 @@ extension EndToEnd {
         try scratch.write("rules.yaml", NATSFleet.rules)
         let fleet = NATSFleet(count: devices, intervalSeconds: 300)
         let replayed = try fleet.replayed(in: scratch)
-        let expected = replayed.filter { ["event", "action", "commute"].contains($0["type"] as? String ?? "") }
+        let expected = replayed.filter {
+            ["event", "action", "commute"].contains($0["type"] as? String ?? "")
+        }
         try #require(expected.count > devices * 4)
 
         let cluster = try NATSCluster(nodes: 3, partitions: partitions, in: scratch)
@@ -138,7 +148,10 @@ extension EndToEnd {
 
         // e1's partitions are taken over.
         var takenAt: Date?
-        try waitUntil("e1's partitions \(e1Partitions.sorted()) to be taken over\n\(engines[0].stderr)\n---\n\(engines[1].stderr)\n\(engines[2].stderr)", seconds: 120) {
+        try waitUntil(
+            "e1's partitions \(e1Partitions.sorted()) to be taken over\n\(engines[0].stderr)\n---\n\(engines[1].stderr)\n\(engines[2].stderr)",
+            seconds: 120
+        ) {
             let taken = e1Partitions.allSatisfy { partition in
                 engines[1...].contains { $0.stderr.contains("partition \(partition): taken from e1") }
             }
@@ -149,7 +162,8 @@ extension EndToEnd {
         // Lose a server: the streams and the bucket keep a quorum of two.
         try cluster.kill(node: 2)
         try fleet.publish(thirds[2]..<thirds[3], to: cluster.url)
-        try NATSRun.waitForOutput(expected.count, url: cluster.url, engines: Array(engines[1...]), seconds: 600)
+        try NATSRun.waitForOutput(
+            expected.count, url: cluster.url, engines: Array(engines[1...]), seconds: 600)
         let finished = Date()
         try NATSRun.stop(Array(engines[1...]))
 
@@ -188,5 +202,58 @@ extension EndToEnd {
               \(dropped.joined(separator: "\n  "))
               whole run \(String(format: "%.1f", finished.timeIntervalSince(started))) s
             """)
+    }
+}
+
+extension EndToEnd {
+    /// Not a check but a measurement, run only when `GEOFENCE_NATS_BENCH` names a fleet size: the
+    /// whole fleet's day is stored first, then 1, 2 and 3 engines (on `GEOFENCE_NATS_BENCH_NODES`
+    /// servers, default 1) read it; prints fixes per second from the engines' start until the
+    /// output stream holds everything. `GEOFENCE_NATS_BENCH_EXECUTABLE` runs another build of
+    /// geofence as the engines (the release build for the README's table).
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["GEOFENCE_NATS_BENCH"] != nil))
+    func enginesThroughputMeasurement() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let devices = environment["GEOFENCE_NATS_BENCH"].flatMap(Int.init) ?? 300
+        let nodes = environment["GEOFENCE_NATS_BENCH_NODES"].flatMap(Int.init) ?? 1
+        let partitions = 6
+        let fleet = NATSFleet(count: devices, intervalSeconds: 300)
+        var lines: [String] = []
+        // With `GEOFENCE_NATS_BENCH_EVENTS_ONLY`, rules without actions: the engines' own cost,
+        // without the outbox's two transactions per action.
+        let rules =
+            environment["GEOFENCE_NATS_BENCH_EVENTS_ONLY"] != nil
+            ? "timezone: Europe/London\n" + DayFixtures.places + "\nrules: []\n" : NATSFleet.rules
+        for count in 1...3 {
+            let scratch = try Scratch("nats-bench")
+            try scratch.write("rules.yaml", rules)
+            let expected = try fleet.replayed(in: scratch).filter {
+                ["event", "action", "commute"].contains($0["type"] as? String ?? "")
+            }
+            let cluster = try NATSCluster(nodes: nodes, partitions: partitions, in: scratch)
+            try cluster.waitForJetStream()
+            // A first engine creates the streams; it is stopped before the measured run.
+            let setup = try NATSRun.engine(
+                "setup", cluster: cluster, partitions: partitions, replicas: nodes, in: scratch)
+            try NATSFleet.waitUntilReady(setup)
+            try NATSRun.stop([setup])
+            try fleet.publish(0..<fleet.messages.count, to: cluster.url)
+            let start = Date()
+            var engines: [GeofenceProcess] = []
+            for index in 1...count {
+                engines.append(
+                    try NATSRun.engine(
+                        "b\(index)", cluster: cluster, partitions: partitions, replicas: nodes, in: scratch))
+            }
+            try NATSRun.waitForOutput(expected.count, url: cluster.url, engines: engines, seconds: 1800)
+            let seconds = Date().timeIntervalSince(start)
+            try NATSRun.stop(engines)
+            let line =
+                "\(count) engine(s), \(nodes) node(s), \(devices) devices, \(fleet.messages.count) fixes: \(String(format: "%.1f", seconds)) s, \(Int(Double(fleet.messages.count) / seconds)) fixes/s"
+            print(line)
+            lines.append(line)
+        }
+        print(lines.joined(separator: "\n"))
+        #expect(lines.count == 3)
     }
 }

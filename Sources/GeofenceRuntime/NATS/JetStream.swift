@@ -1,5 +1,11 @@
 import CNATS
 import Foundation
+import Synchronization
+
+/// The tally the asynchronous publish callback writes into (kept alive by its ``JetStream``).
+private final class PublishAnswers: Sendable {
+    let tally = Mutex(JetStream.PublishTally())
+}
 
 /// A connection to a NATS server (or cluster) with its JetStream context: the only place, with
 /// ``PullConsumer``, ``JetStreamMessage`` and ``KeyValueBucket``, that calls the C client.
@@ -11,6 +17,20 @@ final class JetStream: @unchecked Sendable {
     private let connection: OpaquePointer
     /// `jsCtx *`.
     let context: OpaquePointer
+    /// What the stream answered to asynchronous publishes, counted on the library's thread.
+    private let answers = PublishAnswers()
+
+    /// Counts of the stream's answers to asynchronous publishes.
+    struct PublishTally: Sendable, Equatable {
+        var stored = 0
+        /// Stored before: the `Nats-Msg-Id` was seen within the duplicate window.
+        var duplicates = 0
+        var failures = 0
+        var lastFailure = ""
+    }
+
+    /// The answers so far; compare two readings to see how a group of publishes went.
+    var publishTally: PublishTally { answers.tally.withLock { $0 } }
 
     /// What a stream geofence uses must look like.
     struct StreamSpec: Sendable, Equatable {
@@ -53,6 +73,25 @@ final class JetStream: @unchecked Sendable {
         var jsOptions = jsOptions()
         jsOptions_Init(&jsOptions)
         jsOptions.Wait = 5000
+        jsOptions.PublishAsync.MaxPending = 4096
+        jsOptions.PublishAsync.AckHandler = { _, message, ack, failure, closure in
+            guard let closure else { return }
+            let answers = Unmanaged<PublishAnswers>.fromOpaque(closure).takeUnretainedValue()
+            answers.tally.withLock { tally in
+                if let ack {
+                    if ack.pointee.Duplicate { tally.duplicates += 1 } else { tally.stored += 1 }
+                } else {
+                    tally.failures += 1
+                    if let failure {
+                        tally.lastFailure =
+                            failure.pointee.ErrText.map { String(cString: $0) }
+                            ?? String(cString: natsStatus_GetText(failure.pointee.Err))
+                    }
+                }
+            }
+            natsMsg_Destroy(message)
+        }
+        jsOptions.PublishAsync.AckHandlerClosure = Unmanaged.passUnretained(answers).toOpaque()
         let contextStatus = natsConnection_JetStream(&jetStream, connection, &jsOptions)
         guard contextStatus == NATS_OK, let jetStream else {
             natsConnection_Destroy(connection)
@@ -78,7 +117,7 @@ final class JetStream: @unchecked Sendable {
     var connectedURL: String {
         var buffer = [CChar](repeating: 0, count: 256)
         guard natsConnection_GetConnectedUrl(connection, &buffer, buffer.count) == NATS_OK else { return "?" }
-        return String(cString: buffer)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     // MARK: Streams
@@ -119,7 +158,8 @@ final class JetStream: @unchecked Sendable {
     func streamState(_ stream: String) throws(NATSError) -> (lastSequence: UInt64, messages: UInt64) {
         var info: UnsafeMutablePointer<jsStreamInfo>?
         var code = jsErrCode(rawValue: 0)
-        try check(js_GetStreamInfo(&info, context, stream, nil, &code), "reading the stream \(stream)", code: code)
+        try check(
+            js_GetStreamInfo(&info, context, stream, nil, &code), "reading the stream \(stream)", code: code)
         defer { jsStreamInfo_Destroy(info) }
         guard let info else { throw NATSError("reading the stream \(stream)", message: "no answer") }
         return (info.pointee.State.LastSeq, info.pointee.State.Msgs)
@@ -152,8 +192,9 @@ final class JetStream: @unchecked Sendable {
         return ack?.pointee.Duplicate ?? false
     }
 
-    /// Publishes without waiting for the stream's answer (at most `window` unanswered at once);
-    /// ``waitForPublishes(timeoutSeconds:)`` waits for every answer. For bulk publishers.
+    /// Publishes without waiting for the stream's answer (at most 4096 unanswered at once);
+    /// ``waitForPublishes(timeoutSeconds:)`` waits for every answer, and ``publishTally`` counts
+    /// how they went.
     func publishAsync(subject: String, payload: [UInt8], messageID: String? = nil) throws(NATSError) {
         var message: OpaquePointer? = try makeMessage(subject: subject, payload: payload)
         var options = jsPubOptions()
@@ -266,7 +307,9 @@ final class JetStream: @unchecked Sendable {
             }
         }
         try check(status, "subscribing to the consumer \(durable)", code: code)
-        guard let subscription else { throw NATSError("subscribing to \(durable)", message: "no subscription") }
+        guard let subscription else {
+            throw NATSError("subscribing to \(durable)", message: "no subscription")
+        }
         return PullConsumer(subscription: subscription, name: durable)
     }
 

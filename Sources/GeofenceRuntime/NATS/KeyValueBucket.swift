@@ -40,7 +40,9 @@ final class KeyValueBucket: @unchecked Sendable {
     @discardableResult
     func put(_ key: String, _ value: [UInt8]) throws(NATSError) -> UInt64 {
         var revision: UInt64 = 0
-        let status = value.withUnsafeBytes { kvStore_Put(&revision, store, key, $0.baseAddress, Int32($0.count)) }
+        let status = value.withUnsafeBytes {
+            kvStore_Put(&revision, store, key, $0.baseAddress, Int32($0.count))
+        }
         try check(status, "writing \(key) to \(name)")
         return revision
     }
@@ -71,6 +73,10 @@ final class KeyValueBucket: @unchecked Sendable {
         try check(status, "updating \(key) in \(name)")
         return nil
     }
+
+    /// The subject a put of `key` is published on (`$KV.BUCKET.KEY`), for writing many keys at
+    /// once through ``JetStream/publishAsync(subject:payload:messageID:)``.
+    func subject(_ key: String) -> String { "$KV.\(name).\(key)" }
 
     /// Deletes `key` (a delete marker; a later ``create(_:_:)`` succeeds).
     func delete(_ key: String) throws(NATSError) {
@@ -105,6 +111,7 @@ final class KeyValueBucket: @unchecked Sendable {
         if length > 0, let data = kvEntry_Value(entry) {
             value = Array(UnsafeRawBufferPointer(start: data, count: length))
         }
-        return Entry(key: String(cString: kvEntry_Key(entry)), value: value, revision: kvEntry_Revision(entry))
+        return Entry(
+            key: String(cString: kvEntry_Key(entry)), value: value, revision: kvEntry_Revision(entry))
     }
 }

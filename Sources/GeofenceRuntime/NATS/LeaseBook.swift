@@ -46,11 +46,13 @@ struct LeaseBook: Sendable {
         leaseSeen = current.reduce(into: [:]) { seen, item in
             let previous = leaseSeen[item.key]
             seen[item.key] =
-                previous?.revision == item.value.revision ? previous : Seen(revision: item.value.revision, since: now)
+                previous?.revision == item.value.revision
+                ? previous : Seen(revision: item.value.revision, since: now)
         }
         memberSeen = members.reduce(into: [:]) { seen, item in
             let previous = memberSeen[item.key]
-            seen[item.key] = previous?.revision == item.value ? previous : Seen(revision: item.value, since: now)
+            seen[item.key] =
+                previous?.revision == item.value ? previous : Seen(revision: item.value, since: now)
         }
     }
 

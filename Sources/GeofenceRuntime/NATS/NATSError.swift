@@ -41,7 +41,9 @@ public struct NATSError: Error, CustomStringConvertible, Sendable {
 
 /// Throws a ``NATSError`` for `operation` unless `status` is `NATS_OK`.
 @inline(__always)
-func check(_ status: natsStatus, _ operation: @autoclosure () -> String, code: jsErrCode = jsErrCode(rawValue: 0))
+func check(
+    _ status: natsStatus, _ operation: @autoclosure () -> String, code: jsErrCode = jsErrCode(rawValue: 0)
+)
     throws(NATSError)
 {
     guard status == NATS_OK else { throw NATSError(operation(), status: status, code: code) }

@@ -73,7 +73,8 @@ public final class NATSRunner: @unchecked Sendable {
             jetStream = try JetStream(servers: settings.servers, name: "geofence \(settings.engineID)")
             try jetStream.ensureStream(
                 .init(
-                    name: settings.fixStream, subjects: [settings.fixPrefix + ".>"], replicas: settings.replicas))
+                    name: settings.fixStream, subjects: [settings.fixPrefix + ".>"],
+                    replicas: settings.replicas))
             try jetStream.ensureStream(
                 .init(
                     name: settings.outputStream, subjects: [settings.outputPrefix + ".>"],
@@ -159,6 +160,7 @@ public final class NATSRunner: @unchecked Sendable {
         let messages: [JetStreamMessage]
         do {
             messages = try work.consumer.fetch(maximum: Self.batchSize, waitSeconds: 0.02)
+
         } catch {
             log.warning("partition \(partition): \(error); retrying")
             return false
@@ -196,7 +198,9 @@ public final class NATSRunner: @unchecked Sendable {
         guard let subject = FixSubject(message.subject, prefix: settings.fixPrefix),
             subject.partition == work.partition
         else {
-            log.warning("stream message \(message.streamSequence) on \(message.subject) is not a fix subject; skipped")
+            log.warning(
+                "stream message \(message.streamSequence) on \(message.subject) is not a fix subject; skipped"
+            )
             return
         }
         let line = OwnTracksMessage.line(payload: message.payload, topic: subject.ownTracksTopic)
@@ -204,7 +208,9 @@ public final class NATSRunner: @unchecked Sendable {
         case .success(let record?):
             if case .fix(let fix) = record {
                 let device = fix.deviceId ?? fix.label ?? Pipeline.defaultDevice
-                if PartitionSnapshot.covers(work.restoredSequences, device: device, sequence: message.streamSequence) {
+                if PartitionSnapshot.covers(
+                    work.restoredSequences, device: device, sequence: message.streamSequence)
+                {
                     return
                 }
             }
@@ -272,19 +278,28 @@ public final class NATSRunner: @unchecked Sendable {
     /// rest for the next turn: the messages stay unacknowledged meanwhile.
     @discardableResult
     private func flush(_ work: PartitionWork) -> Bool {
-        while let publication = work.unpublished.first {
+        if !work.unpublished.isEmpty {
+            let before = jetStream.publishTally
             do {
-                if try jetStream.publish(
-                    subject: publication.subject, payload: publication.payload, messageID: publication.id)
-                {
-                    repeatsDropped += 1
+                for publication in work.unpublished {
+                    try jetStream.publishAsync(
+                        subject: publication.subject, payload: publication.payload, messageID: publication.id)
                 }
+                try jetStream.waitForPublishes(timeoutSeconds: 10)
             } catch {
-                log.warning("partition \(work.partition): cannot publish \(publication.id): \(error); retrying")
-                Thread.sleep(forTimeInterval: 0.2)
+                log.warning("partition \(work.partition): cannot publish its output: \(error); retrying")
                 return false
             }
-            work.unpublished.removeFirst()
+            let after = jetStream.publishTally
+            if after.failures > before.failures {
+                // Publishing all of it again is harmless: what was stored comes back a duplicate.
+                log.warning(
+                    "partition \(work.partition): \(after.failures - before.failures) output messages not stored (\(after.lastFailure)); retrying"
+                )
+                return false
+            }
+            repeatsDropped += after.duplicates - before.duplicates
+            work.unpublished.removeAll()
         }
         for message in work.unacknowledged {
             do {
@@ -329,12 +344,22 @@ public final class NATSRunner: @unchecked Sendable {
         // Fencing: prove the lease is still ours just before writing.
         guard renew(work) else { return false }
         do {
+            // The records go out together (a key-value put is a publish on the bucket's stream);
+            // the marker only once every one is stored.
+            let before = jetStream.publishTally
             for device in work.dirty.sorted() {
                 guard let state = work.pipeline.state.devices[device] else { continue }
-                let record = PartitionSnapshot.DeviceRecord(device: device, sequence: work.applied, state: state)
-                try bucket.put(
-                    PartitionSnapshot.deviceKey(partition: partition, device: device),
-                    try PartitionSnapshot.encode(record))
+                let record = PartitionSnapshot.DeviceRecord(
+                    device: device, sequence: work.applied, state: state)
+                try jetStream.publishAsync(
+                    subject: bucket.subject(
+                        PartitionSnapshot.deviceKey(partition: partition, device: device)),
+                    payload: try PartitionSnapshot.encode(record))
+            }
+            try jetStream.waitForPublishes(timeoutSeconds: 10)
+            let after = jetStream.publishTally
+            guard after.failures == before.failures else {
+                throw NATSError("writing device records", message: after.lastFailure)
             }
             try bucket.put(
                 PartitionSnapshot.markerKey(partition: partition),
@@ -417,7 +442,8 @@ public final class NATSRunner: @unchecked Sendable {
     private func release(_ partition: Int) {
         guard let work = owned[partition], snapshot(partition) else { return }
         do {
-            if try bucket.update(PartitionSnapshot.leaseKey(partition: partition), [], revision: work.leaseRevision)
+            if try bucket.update(
+                PartitionSnapshot.leaseKey(partition: partition), [], revision: work.leaseRevision)
                 != nil
             {
                 log.info("partition \(partition): released (snapshot at sequence \(work.snapshotSequence))")

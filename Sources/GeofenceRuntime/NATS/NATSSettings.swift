@@ -43,7 +43,9 @@ public struct NATSSettings: Sendable, Equatable {
     /// Reads `nats://HOST:PORT[,nats://HOST:PORT...]` (a missing scheme means nats://, a missing
     /// port 4222).
     public static func servers(fromURL text: String) throws -> [String] {
-        let parts = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
         guard !parts.isEmpty, parts.allSatisfy({ !$0.isEmpty }) else {
             throw NATSError("reading --nats", message: "no server in '\(text)'")
         }
@@ -53,7 +55,8 @@ public struct NATSSettings: Sendable, Equatable {
                 ["nats", "tls"].contains(scheme), let host = components.host, !host.isEmpty
             else {
                 throw NATSError(
-                    "reading --nats", message: "'\(part)' is not a NATS URL (nats://HOST:PORT or tls://HOST:PORT)")
+                    "reading --nats",
+                    message: "'\(part)' is not a NATS URL (nats://HOST:PORT or tls://HOST:PORT)")
             }
             if components.port == nil { url += ":4222" }
             return url
@@ -83,10 +86,17 @@ struct FixSubject: Sendable, Equatable {
     /// The MQTT topic the same message has on OwnTracks's broker, for the decoder.
     var ownTracksTopic: String { "owntracks/\(device)" }
 
+    /// A fix subject's parts.
+    init(partition: Int, device: String) {
+        self.partition = partition
+        self.device = device
+    }
+
     /// Reads `subject` under `prefix`, or `nil` if it is not a fix subject.
     init?(_ subject: String, prefix: String) {
         guard subject.hasPrefix(prefix + ".") else { return nil }
-        let tokens = subject.dropFirst(prefix.count + 1).split(separator: ".", omittingEmptySubsequences: false)
+        let tokens = subject.dropFirst(prefix.count + 1).split(
+            separator: ".", omittingEmptySubsequences: false)
         guard tokens.count == 3, let partition = Int(tokens[0]), partition >= 0, !tokens[1].isEmpty,
             !tokens[2].isEmpty
         else { return nil }

@@ -58,7 +58,8 @@ enum PartitionSnapshot {
             throw NATSError("reading the snapshot \(key)", message: "\(error)")
         }
         guard record.version == 1 else {
-            throw NATSError("reading the snapshot \(key)", message: "format version \(record.version) is not 1")
+            throw NATSError(
+                "reading the snapshot \(key)", message: "format version \(record.version) is not 1")
         }
         return record
     }

@@ -39,7 +39,8 @@ final class PartitionWork {
     }
 
     init(
-        partition: Int, leaseRevision: UInt64, consumer: PullConsumer, pipeline: Pipeline, decoder: LineDecoder,
+        partition: Int, leaseRevision: UInt64, consumer: PullConsumer, pipeline: Pipeline,
+        decoder: LineDecoder,
         restored: PartitionSnapshot.Restored
     ) {
         self.partition = partition

@@ -33,8 +33,11 @@ final class GeofenceProcess: @unchecked Sendable {
 
     /// Starts `geofence arguments...` in `directory`, its outputs written to `name.stdout` and
     /// `name.stderr` there.
-    init(_ arguments: [String], in directory: String, name: String, stdin: String? = nil) throws {
-        guard let executable = geofenceExecutable else {
+    init(
+        _ arguments: [String], in directory: String, name: String, stdin: String? = nil,
+        executable: URL? = geofenceExecutable
+    ) throws {
+        guard let executable else {
             throw HarnessError(
                 "the geofence executable is not beside the test bundle; run swift build --build-tests")
         }

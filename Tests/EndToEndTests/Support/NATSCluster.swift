@@ -79,7 +79,9 @@ final class NATSCluster: @unchecked Sendable {
         try child.run()
         processes[node] = child
         try waitUntil("nats-server \(node) to accept connections\n\(log(node))", seconds: 30) {
-            guard child.isRunning else { throw HarnessError("nats-server \(node) ended at its start:\n\(log(node))") }
+            guard child.isRunning else {
+                throw HarnessError("nats-server \(node) ended at its start:\n\(log(node))")
+            }
             return Broker.accepts(port: ports[node])
         }
     }
@@ -89,8 +91,10 @@ final class NATSCluster: @unchecked Sendable {
     func waitForJetStream() throws {
         guard clusterPorts.count > 1 else { return }
         try waitUntil("a JetStream meta leader\n\(log(0))", seconds: 60) {
-            (0..<ports.count).contains { log($0).contains("JetStream cluster new metadata leader")
-                || log($0).contains("Self is new JetStream cluster metadata leader") }
+            (0..<ports.count).contains {
+                log($0).contains("JetStream cluster new metadata leader")
+                    || log($0).contains("Self is new JetStream cluster metadata leader")
+            }
         }
     }
 

@@ -42,7 +42,8 @@ struct NATSFleet {
                 let seconds = Int64(fix.timestamp.timeIntervalSince1970.rounded(.down))
                 let payload =
                     #"{"_type":"location","lat":\#(fix.coordinate.latitude),"lon":\#(fix.coordinate.longitude),"tst":\#(seconds),"acc":\#(fix.horizontalAccuracy ?? 10)}"#
-                let line = OwnTracksMessage.line(payload: Array(payload.utf8), topic: "owntracks/\(user)/phone")
+                let line = OwnTracksMessage.line(
+                    payload: Array(payload.utf8), topic: "owntracks/\(user)/phone")
                 all.append(
                     Message(
                         subject: "owntracks.\(user).phone", payload: payload, line: line,
@@ -60,10 +61,12 @@ struct NATSFleet {
     func replayed(in scratch: Scratch) throws -> [[String: Any]] {
         try scratch.write("fleet.ndjson", messages.map(\.line).joined(separator: "\n") + "\n")
         let result = try GeofenceProcess.run(
-            ["replay", "rules.yaml", "fleet.ndjson", "--format", "owntracks"], in: scratch.path, name: "replay")
+            ["replay", "rules.yaml", "fleet.ndjson", "--format", "owntracks"], in: scratch.path,
+            name: "replay")
         guard result.status == 0 else { throw HarnessError("replay failed: \(result.stderr)") }
         return try result.stdout.split(separator: "\n").map { line in
-            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            else {
                 throw HarnessError("replay printed a line that is not an object: \(line)")
             }
             return object
@@ -115,7 +118,8 @@ enum NATSOutput {
         while UInt64(objects.count) < total, Date() < deadline {
             for message in try consumer.fetch(maximum: 1000, waitSeconds: 1) {
                 guard
-                    let object = try JSONSerialization.jsonObject(with: Data(message.payload)) as? [String: Any]
+                    let object = try JSONSerialization.jsonObject(with: Data(message.payload))
+                        as? [String: Any]
                 else { throw HarnessError("output message \(message.streamSequence) is not an object") }
                 objects.append(object)
             }
