@@ -6,7 +6,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # pkg-config name : Debian package providing it
 PKGS := geos:libgeos-dev yaml-0.1:libyaml-dev sqlite3:libsqlite3-dev libmosquitto:libmosquitto-dev libnats:libnats-dev
-# command : Debian package providing it (programs the tests run: a private MQTT broker and clients)
+# command : Debian package providing it (programs the tests run: a private MQTT broker and clients,
+# a NATS JetStream cluster)
 CMDS := mosquitto:mosquitto mosquitto_pub:mosquitto-clients mosquitto_sub:mosquitto-clients nats-server:nats-server
 
 .PHONY: setup build test demo bench bench-reference format clean

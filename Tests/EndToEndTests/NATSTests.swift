@@ -15,7 +15,7 @@ private enum NATSRun {
         try GeofenceProcess(
             [
                 "run", "rules.yaml", "--nats", cluster.url, "--nats-partitions", String(partitions),
-                "--nats-replicas", String(replicas), "--nats-engine", name, "--nats-lease", "3s",
+                "--nats-replicas", String(replicas), "--nats-engine", name, "--nats-lease", "8s",
                 "--nats-snapshot", "1s", "--history", "--state", scratch.file("state-\(name)"),
             ], in: scratch.path, name: name,
             executable: ProcessInfo.processInfo.environment["GEOFENCE_NATS_BENCH_EXECUTABLE"].map {

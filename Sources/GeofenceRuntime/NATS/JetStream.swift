@@ -74,6 +74,9 @@ final class JetStream: @unchecked Sendable {
         jsOptions_Init(&jsOptions)
         jsOptions.Wait = 5000
         jsOptions.PublishAsync.MaxPending = 4096
+        // With that many unanswered, a publish waits for answers rather than failing after the
+        // default 200 ms: a cluster electing a leader answers late, not never.
+        jsOptions.PublishAsync.StallWait = 30_000
         jsOptions.PublishAsync.AckHandler = { _, message, ack, failure, closure in
             guard let closure else { return }
             let answers = Unmanaged<PublishAnswers>.fromOpaque(closure).takeUnretainedValue()

@@ -23,8 +23,11 @@ public struct NATSError: Error, CustomStringConvertible, Sendable {
     init(_ operation: String, status: natsStatus, code: jsErrCode = jsErrCode(rawValue: 0)) {
         self.operation = operation
         self.status = String(cString: natsStatus_GetText(status))
+        // The library keeps the thread's last error, which may belong to an earlier call: its
+        // text is this failure's only when it has this failure's status.
         var last = NATS_OK
-        detail = nats_GetLastError(&last).map { String(cString: $0) } ?? ""
+        let text = nats_GetLastError(&last).map { String(cString: $0) } ?? ""
+        detail = last == status ? text : ""
         jetStreamCode = Int(code.rawValue)
     }
 

@@ -43,6 +43,9 @@ public final class NATSRunner: @unchecked Sendable {
     private let started = ProcessInfo.processInfo.systemUptime
     private var memberRevision: UInt64?
     private var failed = false
+    /// Lease ticks so far, and the members as last listed.
+    private var ticks = 0
+    private var members: [String: UInt64]?
     /// Output messages JetStream reported as repeats of an id it already had (after a fail-over).
     private var repeatsDropped = 0
 
@@ -263,7 +266,12 @@ public final class NATSRunner: @unchecked Sendable {
                 )
             }
             for output in batch.outputs { printer(output) }
-            for action in step.actions { executor.execute(action) }
+            for action in step.actions {
+                // A partition read again (taken back, or a delivery lost) repeats actions this
+                // engine has already carried out: the outbox has them finished.
+                if let stored = try store.action(id: action.id), stored.status != .pending { continue }
+                executor.execute(action)
+            }
         } catch {
             // Nothing is acknowledged: another engine, or this one after a restart, reads it again.
             log.error("cannot write to the store: \(error); stopping")
@@ -417,17 +425,25 @@ public final class NATSRunner: @unchecked Sendable {
             if let work = owned[partition] { _ = renew(work) }
         }
         do {
+            // Each lease is one direct read (no consumer to create, which costs a cluster a Raft
+            // round); members are listed with a watcher only every third tick, a lease time apart.
             var leases: [Int: LeaseBook.Lease] = [:]
-            for entry in try bucket.entries(matching: "lease.*") {
-                guard let partition = Int(entry.key.dropFirst("lease.".count)) else { continue }
+            for partition in 0..<settings.partitions {
+                guard let entry = try bucket.get(PartitionSnapshot.leaseKey(partition: partition)) else {
+                    continue
+                }
                 let owner = String(decoding: entry.value, as: UTF8.self)
                 leases[partition] = .init(owner: owner.isEmpty ? nil : owner, revision: entry.revision)
             }
-            var members: [String: UInt64] = [:]
-            for entry in try bucket.entries(matching: "member.*") {
-                members[String(decoding: entry.value, as: UTF8.self)] = entry.revision
+            ticks += 1
+            if members == nil || ticks % 3 == 0 {
+                var listed: [String: UInt64] = [:]
+                for entry in try bucket.entries(matching: "member.*") {
+                    listed[String(decoding: entry.value, as: UTF8.self)] = entry.revision
+                }
+                members = listed
             }
-            book.observe(leases: leases, members: members, now: now)
+            book.observe(leases: leases, members: members ?? [:], now: now)
         } catch {
             log.warning("cannot read the leases: \(error)")
             return
@@ -466,7 +482,13 @@ public final class NATSRunner: @unchecked Sendable {
                     try bucket.create(key, value)
                 }
             guard let revision else { return }
-            try takeOver(partition, leaseRevision: revision, from: previous?.owner)
+            do {
+                try takeOver(partition, leaseRevision: revision, from: previous?.owner)
+            } catch {
+                // Hand the lease back at once rather than sit on a partition nobody reads.
+                _ = try? bucket.update(key, [], revision: revision)
+                throw error
+            }
         } catch {
             log.warning("partition \(partition): cannot take it: \(error)")
         }

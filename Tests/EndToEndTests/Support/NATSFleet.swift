@@ -78,15 +78,28 @@ struct NATSFleet {
     func publish(_ range: Range<Int>, to url: String) throws {
         let jetStream = try JetStream(servers: try NATSSettings.servers(fromURL: url), name: "e2e publisher")
         defer { jetStream.close() }
-        let before = try jetStream.streamState(Self.stream).messages
+        let before = try Self.retrying { try jetStream.streamState(Self.stream).messages }
         for message in messages[range] {
             try jetStream.publishAsync(subject: message.subject, payload: Array(message.payload.utf8))
         }
         try jetStream.waitForPublishes(timeoutSeconds: 120)
         // A publish the stream refused is reported only to an error callback: count instead.
-        let after = try jetStream.streamState(Self.stream).messages
+        let after = try Self.retrying { try jetStream.streamState(Self.stream).messages }
         guard after - before == UInt64(range.count) else {
             throw HarnessError("the stream stored \(after - before) of \(range.count) messages published")
+        }
+    }
+
+    /// `body`'s result, tried again for up to a minute while the servers time out (a loaded
+    /// cluster answers API requests late).
+    static func retrying<Value>(_ body: () throws -> Value) throws -> Value {
+        let deadline = Date().addingTimeInterval(60)
+        while true {
+            do {
+                return try body()
+            } catch let error as NATSError where error.isTimeout && Date() < deadline {
+                usleep(200_000)
+            }
         }
     }
 
@@ -107,7 +120,7 @@ enum NATSOutput {
     static func read(url: String, stream: String = "GEOFENCE_OUT") throws -> [[String: Any]] {
         let jetStream = try JetStream(servers: try NATSSettings.servers(fromURL: url), name: "e2e reader")
         defer { jetStream.close() }
-        let total = try jetStream.streamState(stream).messages
+        let total = try NATSFleet.retrying { try jetStream.streamState(stream).messages }
         let reader = "e2e-reader-\(UUID().uuidString.prefix(8))"
         let consumer = try jetStream.pullConsumer(
             stream: stream, durable: reader, filter: "geofence.out.>", startSequence: 1, ackWaitSeconds: 60,
