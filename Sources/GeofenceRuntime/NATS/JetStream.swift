@@ -23,8 +23,6 @@ final class JetStream: @unchecked Sendable {
     /// Counts of the stream's answers to asynchronous publishes.
     struct PublishTally: Sendable, Equatable {
         var stored = 0
-        /// Stored before: the `Nats-Msg-Id` was seen within the duplicate window.
-        var duplicates = 0
         var failures = 0
         var lastFailure = ""
     }
@@ -81,8 +79,8 @@ final class JetStream: @unchecked Sendable {
             guard let closure else { return }
             let answers = Unmanaged<PublishAnswers>.fromOpaque(closure).takeUnretainedValue()
             answers.tally.withLock { tally in
-                if let ack {
-                    if ack.pointee.Duplicate { tally.duplicates += 1 } else { tally.stored += 1 }
+                if ack != nil {
+                    tally.stored += 1
                 } else {
                     tally.failures += 1
                     if let failure {

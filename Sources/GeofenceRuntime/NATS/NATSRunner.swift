@@ -46,8 +46,6 @@ public final class NATSRunner: @unchecked Sendable {
     /// Lease ticks so far, and the members as last listed.
     private var ticks = 0
     private var members: [String: UInt64]?
-    /// Output messages JetStream reported as repeats of an id it already had (after a fail-over).
-    private var repeatsDropped = 0
 
     /// How many messages one fetch asks for.
     static let batchSize = 500
@@ -306,7 +304,6 @@ public final class NATSRunner: @unchecked Sendable {
                 )
                 return false
             }
-            repeatsDropped += after.duplicates - before.duplicates
             work.unpublished.removeAll()
         }
         for message in work.unacknowledged {
@@ -521,7 +518,6 @@ public final class NATSRunner: @unchecked Sendable {
 
     private func shutDown() {
         for partition in owned.keys.sorted() { release(partition) }
-        log.info("stopped; \(repeatsDropped) output messages were repeats that JetStream dropped")
         do {
             try bucket.delete(PartitionSnapshot.memberKey(engine: settings.engineID))
         } catch {
