@@ -1,5 +1,6 @@
 import Foundation
 import GeofenceRuntime
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -10,7 +11,7 @@ import Testing
 private enum NATSRun {
     /// Starts engine `name` with its own state directory.
     static func engine(
-        _ name: String, cluster: NATSCluster, partitions: Int, replicas: Int, in scratch: Scratch
+        _ name: String, cluster: NATSCluster, partitions: Int, replicas: Int, in scratch: TemporaryDirectory
     ) throws -> GeofenceProcess {
         try GeofenceProcess(
             [
@@ -20,7 +21,7 @@ private enum NATSRun {
             ], in: scratch.path, name: name,
             executable: ProcessInfo.processInfo.environment["GEOFENCE_NATS_BENCH_EXECUTABLE"].map {
                 URL(fileURLWithPath: $0)
-            } ?? geofenceExecutable)
+            })
     }
 
     /// Waits until the output stream holds `count` messages (every expected event, commute and
@@ -79,7 +80,7 @@ extension EndToEnd {
     /// On one server, one engine reading a few phones' days from the partitioned stream publishes
     /// to the output stream exactly the events and actions `replay` gives, each id once.
     @Test func oneEngineOnJetStreamGivesWhatReplayGives() throws {
-        let scratch = try Scratch("nats-one")
+        let scratch = try TemporaryDirectory("nats-one")
         try scratch.write("rules.yaml", NATSFleet.rules)
         let fleet = NATSFleet(count: 12, intervalSeconds: 300)
         let replayed = try fleet.replayed(in: scratch)
@@ -118,7 +119,7 @@ extension EndToEnd {
         }
         let devices = environment["GEOFENCE_NATS_DEVICES"].flatMap(Int.init) ?? (sanitized ? 40 : 200)
         let partitions = 6
-        let scratch = try Scratch("nats-cluster")
+        let scratch = try TemporaryDirectory("nats-cluster")
         try scratch.write("rules.yaml", NATSFleet.rules)
         let fleet = NATSFleet(count: devices, intervalSeconds: 300)
         let replayed = try fleet.replayed(in: scratch)
@@ -227,7 +228,7 @@ extension EndToEnd {
             environment["GEOFENCE_NATS_BENCH_EVENTS_ONLY"] != nil
             ? "timezone: Europe/London\n" + DayFixtures.places + "\nrules: []\n" : NATSFleet.rules
         for count in 1...3 {
-            let scratch = try Scratch("nats-bench")
+            let scratch = try TemporaryDirectory("nats-bench")
             try scratch.write("rules.yaml", rules)
             let expected = try fleet.replayed(in: scratch).filter {
                 ["event", "action", "commute"].contains($0["type"] as? String ?? "")

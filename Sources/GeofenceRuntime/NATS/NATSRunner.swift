@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Geofence
 import GeofenceInput
 import GeofenceRules
 import Synchronization
@@ -112,7 +113,7 @@ public final class NATSRunner: @unchecked Sendable {
             log.error("cannot read the outbox: \(error)")
         }
         log.info(
-            "engine \(settings.engineID): connected to \(jetStream.connectedURL); \(settings.partitions) partitions, lease \(Duration.text(settings.leaseSeconds))"
+            "engine \(settings.engineID): connected to \(jetStream.connectedURL); \(settings.partitions) partitions, lease \(RulesDuration.text(settings.leaseSeconds))"
         )
         // Announce this engine, then wait one renewal so that engines started together see each
         // other before the first claims, instead of one taking everything and handing it back.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -13,12 +14,12 @@ final class NATSCluster: @unchecked Sendable {
     let ports: [Int]
     private let clusterPorts: [Int]
     private let partitions: Int
-    private let scratch: Scratch
+    private let scratch: TemporaryDirectory
     private var processes: [Process?]
 
     /// Starts `nodes` servers (1: a single server without routes) and waits until each accepts
     /// connections and, on a cluster, until JetStream has a meta leader.
-    init(nodes: Int, partitions: Int, in scratch: Scratch) throws {
+    init(nodes: Int, partitions: Int, in scratch: TemporaryDirectory) throws {
         self.scratch = scratch
         self.partitions = partitions
         ports = try (0..<nodes).map { _ in try Broker.freePort() }
@@ -38,7 +39,7 @@ final class NATSCluster: @unchecked Sendable {
     var url: String { ports.map { "nats://127.0.0.1:\($0)" }.joined(separator: ",") }
 
     /// The log of `node`.
-    func log(_ node: Int) -> String { Scratch.read(scratch.file("nats-\(node).log")) }
+    func log(_ node: Int) -> String { TemporaryDirectory.read(scratch.file("nats-\(node).log")) }
 
     /// Starts `node` (again, keeping its JetStream folder) and waits until it accepts connections.
     func start(_ node: Int) throws {

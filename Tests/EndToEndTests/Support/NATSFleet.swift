@@ -1,6 +1,7 @@
 import Foundation
 import Geofence
 @testable import GeofenceRuntime
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -58,7 +59,7 @@ struct NATSFleet {
     }
 
     /// What `geofence replay` prints for all the messages, one object a line.
-    func replayed(in scratch: Scratch) throws -> [[String: Any]] {
+    func replayed(in scratch: TemporaryDirectory) throws -> [[String: Any]] {
         try scratch.write("fleet.ndjson", messages.map(\.line).joined(separator: "\n") + "\n")
         let result = try GeofenceProcess.run(
             ["replay", "rules.yaml", "fleet.ndjson", "--format", "owntracks"], in: scratch.path,
