@@ -51,7 +51,7 @@ import Testing
         ]
         let events = try Self.run(lines)
         let crossings = events.filter { $0.transition == .enter || $0.transition == .exit }
-        #expect(crossings.map { "\($0.place) \($0.transition)" } == ["home exit", "work enter"])
+        #expect(crossings.map { "\($0.place) \($0.transition.rawValue)" } == ["home exit", "work enter"])
         // Dated by the phone's own decisions.
         #expect(crossings.first?.date == Date(timeIntervalSince1970: 1_772_526_000))
         #expect(crossings.last?.date == Date(timeIntervalSince1970: 1_772_527_200))
