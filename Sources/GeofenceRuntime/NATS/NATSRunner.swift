@@ -28,7 +28,11 @@ import Synchronization
 public final class NATSRunner: @unchecked Sendable {
     private let configuration: RunConfiguration
     private let settings: NATSSettings
-    private let printer: Runner.Printer
+    /// Where committed batches go after the store has them (the printed log), as in the
+    /// single-box run.
+    private let outputs: [any RunOutput]
+    /// When the rules file was last changed, for outputs that publish it.
+    private var rulesChangedAt: Date
     private let log: RunLog
     private var rules: RulesFile
     private let store: Store
@@ -59,7 +63,10 @@ public final class NATSRunner: @unchecked Sendable {
     {
         self.configuration = configuration
         self.settings = settings
-        self.printer = printer
+        outputs = [PrintedOutput(printer: printer)]
+        rulesChangedAt =
+            ((try? FileManager.default.attributesOfItem(atPath: configuration.rulesPath))?[.modificationDate]
+                as? Date) ?? Date()
         log = RunLog(verbose: configuration.verbose)
         rules = try Runner.loadRules(configuration.rulesPath)
         store = try Store(directory: configuration.stateDirectory)
@@ -264,7 +271,8 @@ public final class NATSRunner: @unchecked Sendable {
                     "partition \(work.partition): first event since taken, \(Int(Date().timeIntervalSince(work.takenAt) * 1000)) ms after the claim"
                 )
             }
-            for output in batch.outputs { printer(output) }
+            let committed = CommittedBatch(outputs: batch.outputs, rulesChangedAt: rulesChangedAt)
+            for output in outputs { output.deliver(committed) }
             for action in step.actions {
                 // A partition read again (taken back, or a delivery lost) repeats actions this
                 // engine has already carried out: the outbox has them finished.
@@ -553,6 +561,10 @@ public final class NATSRunner: @unchecked Sendable {
         do {
             rules = try Runner.loadRules(configuration.rulesPath)
             for work in owned.values { work.pipeline.replaceRules(rules) }
+            rulesChangedAt =
+                ((try? FileManager.default.attributesOfItem(atPath: configuration.rulesPath))?[
+                    .modificationDate]
+                    as? Date) ?? Date()
             log.info("rules reloaded: \(rules.places.count) places, \(rules.rules.count) rules")
         } catch {
             log.error("the new rules were not loaded; the old rules keep running:\n\(error)")
