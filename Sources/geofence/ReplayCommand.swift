@@ -6,60 +6,29 @@ import GeofenceRules
 /// `geofence replay RULES INPUT`: runs recorded fixes and visits through the filter, visit
 /// detection, the monitor and the rules, and prints every event and every action that would fire.
 /// Nothing is executed: no hook runs, no log file is written.
-enum ReplayCommand {
-    static let usage = """
-        usage: geofence replay RULES INPUT [--table] [--format FORMAT] [--time-zone ZONE] [--verbose]
+enum ReplayCommand: Command {
+    static let verbose = Option.flag("--verbose", "-v", help: "also print each fix the filter drops, with the reason")
 
-          INPUT              a file, or - for standard input
-          --table            print for a person instead of NDJSON
-          --format FORMAT    auto (default), ndjson, owntracks, rec, gpx or csv
-          --time-zone ZONE   the zone of input times written without one (default UTC)
-          --verbose          also print each fix the filter drops, with the reason
-        """
+    static let definition = CommandDefinition(
+        name: "replay", summary: "run recorded fixes through the rules; print events and actions",
+        arguments: [
+            Positional(name: "RULES", help: "the rules file"),
+            Positional(name: "INPUT", help: "a file of fixes or visits, or - for standard input"),
+        ],
+        options: [SharedOptions.table.erased, SharedOptions.timeZone.erased] + SharedOptions.reading + [
+            verbose.erased
+        ],
+        discussion: """
+            Nothing is executed: no hook runs, no log file is written. Every event and every action \
+            that would fire is printed, as NDJSON or, with --table, for a person in the display zone.
+            """)
 
-    struct Options {
-        var rulesPath: String?
-        var inputPath: String?
-        var table = false
-        var verbose = false
-        var format = InputFormat.auto
-        var timeZone = TimeZone.gmt
-    }
-
-    static func parse(_ arguments: [String]) throws -> Options {
-        var options = Options()
-        var rest = arguments[...]
-        while let argument = rest.popFirst() {
-            switch argument {
-            case "--table": options.table = true
-            case "--verbose", "-v": options.verbose = true
-            case "--format": options.format = try ArgumentText.format(after: argument, in: &rest)
-            case "--time-zone": options.timeZone = try ArgumentText.timeZone(after: argument, in: &rest)
-            default:
-                if argument.hasPrefix("-"), argument != "-" {
-                    throw CommandError(message: "unknown option '\(argument)'\n\n\(usage)", status: 2)
-                }
-                if options.rulesPath == nil {
-                    options.rulesPath = argument
-                } else if options.inputPath == nil {
-                    options.inputPath = argument
-                } else {
-                    throw CommandError(message: "one input at a time\n\n\(usage)", status: 2)
-                }
-            }
-        }
-        return options
-    }
-
-    static func run(_ arguments: [String]) throws {
-        if arguments.contains("-h") || arguments.contains("--help") {
-            print(usage)
-            return
-        }
-        let options = try parse(arguments)
-        guard let rulesPath = options.rulesPath, let inputPath = options.inputPath else {
-            throw CommandError(message: usage, status: 2)
-        }
+    static func run(_ arguments: ParsedArguments) throws {
+        guard let rulesPath = arguments.positional("RULES"), let inputPath = arguments.positional("INPUT")
+        else { return }
+        let format = arguments.value(SharedOptions.format) ?? .auto
+        let inputTimeZone = arguments.value(SharedOptions.inputTimeZone) ?? .gmt
+        let verbose = arguments.flag(Self.verbose)
         let rules: RulesFile
         switch RulesLoader.load(path: rulesPath) {
         case .success(let loaded): rules = loaded
@@ -68,9 +37,10 @@ enum ReplayCommand {
                 message: "\(error)\nthe rules have errors; nothing was replayed", status: 1, prefixed: false)
         }
         var pipeline = Pipeline(rules: rules)
-        let printer = ReplayPrinter(table: options.table, timeZone: rules.timeZone)
+        let printer = ReplayPrinter(
+            table: arguments.flag(SharedOptions.table), timeZone: DisplayZone.resolve(arguments, rules: rules))
         var summary = ReplaySummary()
-        let reader = RecordReader(path: inputPath, format: options.format, timeZone: options.timeZone)
+        let reader = RecordReader(path: inputPath, format: format, timeZone: inputTimeZone)
         printer.header()
         try reader.read(
             record: { record in
@@ -79,7 +49,7 @@ enum ReplayCommand {
                     return
                 }
                 summary.count(output)
-                if let reason = output.dropped, options.verbose, let fix = record.fix {
+                if let reason = output.dropped, verbose, let fix = record.fix {
                     printer.dropped(fix, reason: reason)
                 }
                 printer.print(output)

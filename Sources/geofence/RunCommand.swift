@@ -4,105 +4,72 @@ import GeofenceRules
 import GeofenceRuntime
 
 /// `geofence run RULES --input PATH|-`: the long-running job beside a tracker.
-enum RunCommand {
-    static let usage = """
-        usage: geofence run RULES --input PATH|- [--input ...] [options]
-               geofence run RULES --mqtt URL [--input ...] [options]
+enum RunCommand: Command {
+    static let input = Option(
+        "--input", "-i", value: "PATH|-", help: "a file (or - for standard input) to read fixes from",
+        repeatable: true, parse: ValueParser.text)
+    static let follow = Option.flag(
+        "--follow", "-f", help: "follow files like tail -F: wait for new lines, survive rotation")
+    static let pauseAfter = Option(
+        "--pause-after", value: "DURATION", help: "report an input paused when no fix came for this long",
+        parse: ValueParser.duration)
+    static let history = Option.flag(
+        "--history", help: "the inputs are recorded history: judge no fix by its arrival time")
+    static let hooks = Option(
+        "--hooks", value: "N", help: "how many hooks may run at once (default 4)", parse: ValueParser.count)
+    static let grace = Option(
+        "--grace", value: "DURATION", help: "on SIGTERM, how long running hooks get to finish (default 10s)",
+        parse: ValueParser.duration)
+    static let keepLog = Option(
+        "--keep-log", value: "DURATION",
+        help: "prune log lines and hook output older than this (default 90d; 0 keeps everything); "
+            + "events and commutes are always kept", parse: ValueParser.duration)
+    static let verbose = Option.flag("--verbose", "-v", help: "log every fix the filter drops, with the reason")
+    static let mqtt = Option(
+        "--mqtt", value: "URL",
+        help: "read OwnTracks messages from a broker: mqtt://[USER@]HOST[:PORT] (1883) or mqtts://... "
+            + "(8883, TLS with the system's CA store); the password comes from $GEOFENCE_MQTT_PASSWORD "
+            + "(one in the URL is visible to ps)", parse: ValueParser.text)
+    static let mqttTopic = Option(
+        "--mqtt-topic", value: "FILTER", help: "the topic filter to subscribe to (default owntracks/+/+)",
+        parse: ValueParser.text)
+    static let mqttPublish = Option.flag(
+        "--mqtt-publish", help: "publish enter and exit events as OwnTracks transition messages to "
+            + "owntracks/USER/DEVICE/event")
+    static let mqttClientID = Option(
+        "--mqtt-client-id", value: "ID",
+        help: "the client id (default geofence-HOSTNAME); keep it stable: the broker queues QoS 1 "
+            + "messages for it while geofence is down", parse: ValueParser.text)
 
-          --input PATH|-         a file (or - for standard input) to read fixes from; repeatable
-          --follow               follow files like tail -F: wait for new lines, survive rotation
-          --format FORMAT        auto (default), ndjson, owntracks, rec, gpx or csv
-          --time-zone ZONE       the zone of input times written without one (default UTC)
-          --state DIR            the state directory (default $XDG_STATE_HOME/geofence or
-                                 ~/.local/state/geofence)
-          --pause-after DURATION report an input paused when no fix came for this long
-          --history              the inputs are recorded history: judge no fix by its arrival time
-          --hooks N              how many hooks may run at once (default 4)
-          --grace DURATION       on SIGTERM, how long running hooks get to finish (default 10s)
-          --keep-log DURATION    prune log lines and hook output older than this (default 90d;
-                                 0 keeps everything); events and commutes are always kept
-          --verbose              log every fix the filter drops, with the reason
+    static let definition = CommandDefinition(
+        name: "run", summary: "the long-running job beside a tracker: follow inputs, fire the rules",
+        arguments: [Positional(name: "RULES", help: "the rules file")],
+        options: [
+            input.erased, follow.erased, SharedOptions.format.erased, SharedOptions.inputTimeZone.erased,
+            SharedOptions.timeZone.erased, SharedOptions.state.erased, pauseAfter.erased, history.erased,
+            hooks.erased, grace.erased, keepLog.erased, verbose.erased, mqtt.erased, mqttTopic.erased,
+            mqttPublish.erased, mqttClientID.erased,
+        ],
+        discussion: """
+            At least one input: --input PATH|- (repeatable) or --mqtt URL.
 
-          --mqtt URL             read OwnTracks messages from a broker: mqtt://[USER@]HOST[:PORT]
-                                 (1883) or mqtts://... (8883, TLS with the system's CA store); the
-                                 password comes from $GEOFENCE_MQTT_PASSWORD (one in the URL is
-                                 visible to ps)
-          --mqtt-topic FILTER    the topic filter to subscribe to (default owntracks/+/+)
-          --mqtt-publish         publish enter and exit events as OwnTracks transition messages to
-                                 owntracks/USER/DEVICE/event
-          --mqtt-client-id ID    the client id (default geofence-HOSTNAME); keep it stable: the
-                                 broker queues QoS 1 messages for it while geofence is down
+            SIGTERM and SIGINT stop it (exit 0); SIGHUP reloads the rules, keeping the old ones if the \
+            new file does not pass check.
+            """)
 
-        SIGTERM and SIGINT stop it (exit 0); SIGHUP reloads the rules, keeping the old ones if the
-        new file does not pass check.
-        """
-
-    static func run(_ arguments: [String]) throws {
-        if arguments.contains("-h") || arguments.contains("--help") {
-            print(usage)
-            return
+    static func run(_ arguments: ParsedArguments) throws {
+        guard let rulesPath = arguments.positional("RULES") else { return }
+        let inputPaths = arguments.values(Self.input)
+        let mqttURL = arguments.value(Self.mqtt)
+        guard !inputPaths.isEmpty || mqttURL != nil else {
+            throw CommandError.usage(
+                "run needs an input: --input PATH (a file, or - for standard input) or --mqtt URL",
+                command: "run")
         }
-        var rulesPath: String?
-        var inputPaths: [String] = []
-        var follow = false
-        var format = InputFormat.auto
-        var timeZone = TimeZone.gmt
-        var state: String?
-        var pause: Double?
-        var history = false
-        var hookSlots = 4
-        var grace = 10.0
-        var verbose = false
-        var keepLog: Double? = 90 * 86400
-        var mqttURL: String?
-        var mqttTopic = MQTTSettings.defaultTopic
-        var mqttPublish = false
-        var mqttClientID: String?
-        var rest = arguments[...]
-        while let argument = rest.popFirst() {
-            switch argument {
-            case "--input", "-i": inputPaths.append(try ArgumentText.value(after: argument, in: &rest))
-            case "--follow", "-f": follow = true
-            case "--format": format = try ArgumentText.format(after: argument, in: &rest)
-            case "--time-zone": timeZone = try ArgumentText.timeZone(after: argument, in: &rest)
-            case "--state": state = try ArgumentText.value(after: argument, in: &rest)
-            case "--pause-after":
-                pause = try ArgumentText.seconds(
-                    try ArgumentText.value(after: argument, in: &rest), for: argument)
-            case "--history": history = true
-            case "--hooks":
-                let value = try ArgumentText.number(
-                    try ArgumentText.value(after: argument, in: &rest), for: argument)
-                guard value >= 1, value == value.rounded() else {
-                    throw CommandError(message: "--hooks wants a whole number of at least 1", status: 2)
-                }
-                hookSlots = Int(value)
-            case "--grace":
-                grace = try ArgumentText.seconds(
-                    try ArgumentText.value(after: argument, in: &rest), for: argument)
-            case "--keep-log":
-                let seconds = try ArgumentText.seconds(
-                    try ArgumentText.value(after: argument, in: &rest), for: argument)
-                keepLog = seconds > 0 ? seconds : nil
-            case "--verbose", "-v": verbose = true
-            case "--mqtt": mqttURL = try ArgumentText.value(after: argument, in: &rest)
-            case "--mqtt-topic": mqttTopic = try ArgumentText.value(after: argument, in: &rest)
-            case "--mqtt-publish": mqttPublish = true
-            case "--mqtt-client-id": mqttClientID = try ArgumentText.value(after: argument, in: &rest)
-            default:
-                if argument.hasPrefix("-") {
-                    throw CommandError(message: "unknown option '\(argument)'\n\n\(usage)", status: 2)
-                }
-                guard rulesPath == nil else {
-                    throw CommandError(
-                        message: "one rules file; give inputs with --input\n\n\(usage)", status: 2)
-                }
-                rulesPath = argument
-            }
-        }
-        guard let rulesPath, !inputPaths.isEmpty || mqttURL != nil else {
-            throw CommandError(message: usage, status: 2)
-        }
+        let mqttTopic = arguments.value(Self.mqttTopic) ?? MQTTSettings.defaultTopic
+        let mqttPublish = arguments.flag(Self.mqttPublish)
+        let mqttClientID = arguments.value(Self.mqttClientID)
+        let follow = arguments.flag(Self.follow)
         var mqtt: MQTTSettings?
         if let mqttURL {
             do {
@@ -127,21 +94,32 @@ enum RunCommand {
         var configuration = RunConfiguration(
             rulesPath: rulesPath,
             inputs: inputPaths.map { RunConfiguration.Input(path: $0, follow: follow && $0 != "-") },
-            stateDirectory: state ?? Store.defaultDirectory())
-        configuration.format = format
-        configuration.inputTimeZone = timeZone
-        configuration.pauseAfterSeconds = pause
-        configuration.history = history
-        configuration.hookSlots = hookSlots
-        configuration.graceSeconds = grace
-        configuration.verbose = verbose
-        configuration.keepLogSeconds = keepLog
+            stateDirectory: arguments.value(SharedOptions.state) ?? Store.defaultDirectory())
+        configuration.format = arguments.value(SharedOptions.format) ?? .auto
+        configuration.inputTimeZone = arguments.value(SharedOptions.inputTimeZone) ?? .gmt
+        configuration.pauseAfterSeconds = arguments.value(Self.pauseAfter)
+        configuration.history = arguments.flag(Self.history)
+        configuration.hookSlots = arguments.value(Self.hooks) ?? 4
+        configuration.graceSeconds = arguments.value(Self.grace) ?? 10
+        configuration.verbose = arguments.flag(Self.verbose)
+        let keepLog = arguments.value(Self.keepLog) ?? 90 * 86400
+        configuration.keepLogSeconds = keepLog > 0 ? keepLog : nil
         configuration.mqtt = mqtt
 
         let runner: Runner
         do {
-            let zone = (try? RulesLoader.load(path: rulesPath).get())?.timeZone ?? .gmt
+            // The Runner loads the rules again and reports their errors; here they give the display
+            // zone and the warnings check would print.
+            let rules = try? RulesLoader.load(path: rulesPath).get()
+            let zone = DisplayZone.resolve(arguments, rules: rules)
+            configuration.displayTimeZone = zone
+            if let rules {
+                for warning in ActionPreflight.warnings(for: rules) {
+                    FileHandle.standardError.write(Data("geofence: \(warning)\n".utf8))
+                }
+            }
             let printer = ReplayPrinter(table: true, timeZone: zone, includeActions: false)
+            printer.header()
             runner = try Runner(configuration: configuration) { output in printer.print(output) }
         } catch let error as RunError {
             throw CommandError(message: error.message, status: 1, prefixed: false)

@@ -93,28 +93,7 @@ struct NodeReader {
     }
 
     static func parseDuration(_ text: String) -> Double? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        if let plain = Double(trimmed) { return plain.isFinite ? plain : nil }
-        var total = 0.0
-        var number = ""
-        var sawUnit = false
-        for character in trimmed {
-            if character.isNumber || character == "." {
-                number.append(character)
-                continue
-            }
-            guard let value = Double(number) else { return nil }
-            switch character {
-            case "s": total += value
-            case "m": total += value * 60
-            case "h": total += value * 3600
-            case "d": total += value * 86400
-            default: return nil
-            }
-            number = ""
-            sawUnit = true
-        }
-        return sawUnit && number.isEmpty ? total : nil
+        DurationText.parse(text)
     }
 
     /// A local time of day `HH:MM`, as minutes after midnight.

@@ -33,6 +33,8 @@ public struct RunConfiguration: Sendable {
     public var inputTimeZone: TimeZone = .gmt
     /// The state directory.
     public var stateDirectory: String
+    /// The zone action lines and the log's times are shown in; `nil`: the rules file's zone.
+    public var displayTimeZone: TimeZone?
     /// Print every fix the filter drops, with its reason.
     public var verbose = false
     /// After this long without a fix from an input (wall clock), report it paused; `nil`: never.

@@ -51,8 +51,9 @@ public final class Runner: @unchecked Sendable {
     public init(configuration: RunConfiguration, printer: @escaping Printer) throws {
         self.configuration = configuration
         self.printer = printer
-        self.log = RunLog(verbose: configuration.verbose)
         let rules = try Runner.loadRules(configuration.rulesPath)
+        let displayZone = configuration.displayTimeZone ?? rules.timeZone
+        self.log = RunLog(verbose: configuration.verbose, timeZone: displayZone)
         store = try Store(directory: configuration.stateDirectory)
         var state = PipelineState()
         let decoder = EngineJSON.stateDecoder()
@@ -69,7 +70,7 @@ public final class Runner: @unchecked Sendable {
             configuration: HookRunner.Configuration(
                 maxConcurrent: configuration.hookSlots, workingDirectory: rulesDirectory))
         executor = ActionExecutor(
-            store: store, hooks: hooks, rulesDirectory: rulesDirectory, log: log, timeZone: rules.timeZone)
+            store: store, hooks: hooks, rulesDirectory: rulesDirectory, log: log, timeZone: displayZone)
         rulesChangedAt = Runner.modificationDate(configuration.rulesPath)
         if let settings = configuration.mqtt {
             do {

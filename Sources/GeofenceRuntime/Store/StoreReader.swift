@@ -53,4 +53,21 @@ public final class StoreReader: Sendable {
     public func commutes(limit: Int? = nil) throws -> [StoredCommute] {
         try database.withLock { try StoreQueries.commutes(in: $0, limit: limit) }
     }
+
+    /// Outbox actions in the order they were written, the last `limit` if given; only the failed
+    /// ones if `failedOnly`.
+    public func actions(failedOnly: Bool = false, limit: Int? = nil) throws -> [StoredAction] {
+        try database.withLock { try StoreQueries.actions(in: $0, failedOnly: failedOnly, limit: limit) }
+    }
+
+    /// For following: the actions written after `position`, still unfinished, or finished at or
+    /// after `finishedSince`.
+    public func actions(failedOnly: Bool = false, after position: Int64, finishedSince: Date) throws
+        -> [StoredAction]
+    {
+        try database.withLock {
+            try StoreQueries.actions(
+                in: $0, failedOnly: failedOnly, limit: nil, after: position, finishedSince: finishedSince)
+        }
+    }
 }
