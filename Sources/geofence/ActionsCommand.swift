@@ -11,9 +11,11 @@ import GeofenceRuntime
 enum ActionsCommand: Command {
     static let failed = Option.flag("--failed", help: "only actions that failed")
     static let follow = Option.flag(
-        "--follow", "-f", help: "keep printing actions as they are written and as they finish (like journalctl -f)")
+        "--follow", "-f",
+        help: "keep printing actions as they are written and as they finish (like journalctl -f)")
     static let output = Option(
-        "--output-lines", value: "N", help: "with --table, the last N lines of a hook's output to show (default 5)",
+        "--output-lines", value: "N",
+        help: "with --table, the last N lines of a hook's output to show (default 5)",
         parse: ValueParser.wholeNumber)
 
     static let definition = CommandDefinition(
@@ -93,7 +95,9 @@ struct ActionPrinter {
         for row in rows {
             var text = ""
             for (index, cell) in row.cells.enumerated() {
-                text += index == row.cells.count - 1 ? cell : cell.padding(toLength: widths[index] + 2, withPad: " ", startingAt: 0)
+                text +=
+                    index == row.cells.count - 1
+                    ? cell : cell.padding(toLength: widths[index] + 2, withPad: " ", startingAt: 0)
             }
             lines.append(text)
             lines += row.output
@@ -129,7 +133,9 @@ struct ActionPrinter {
             guard let text, !text.isEmpty else { continue }
             let all = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             let trimmed = all.last == "" ? Array(all.dropLast()) : all
-            if trimmed.count > outputLines { lines.append("    \(name): ... \(trimmed.count - outputLines) lines before") }
+            if trimmed.count > outputLines {
+                lines.append("    \(name): ... \(trimmed.count - outputLines) lines before")
+            }
             lines += trimmed.suffix(outputLines).map { "    \(name)| \($0)" }
         }
         return lines
@@ -141,14 +147,16 @@ struct ActionPrinter {
         let outbox = stored.action
         let head = Head(
             id: outbox.id, kind: outbox.kind, status: outbox.status.rawValue, attempts: outbox.attempts,
-            createdAt: TimeText.iso8601(outbox.createdAt), finishedAt: outbox.finishedAt.map { TimeText.iso8601($0) },
+            createdAt: TimeText.iso8601(outbox.createdAt),
+            finishedAt: outbox.finishedAt.map { TimeText.iso8601($0) },
             outcome: stored.outcome, error: outbox.lastError)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(head) else { return "{\"id\":\"\(outbox.id)\"}" }
         let text = String(decoding: data, as: UTF8.self)
         // The payload and result are JSON this program wrote; they are spliced in as objects.
-        return String(text.dropLast()) + ",\"action\":" + (outbox.payloadJSON.isEmpty ? "null" : outbox.payloadJSON)
+        return String(text.dropLast()) + ",\"action\":"
+            + (outbox.payloadJSON.isEmpty ? "null" : outbox.payloadJSON)
             + ",\"result\":" + (outbox.resultJSON ?? "null") + "}"
     }
 

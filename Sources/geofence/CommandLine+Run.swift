@@ -26,17 +26,19 @@ enum Commands {
     }
 
     /// The commands. Adding one is one line here (see ``Command``).
-    static var all: [Entry] {[
-        .command(CheckCommand.self),
-        .command(ReplayCommand.self),
-        .command(RunCommand.self),
-        .command(ActionsCommand.self),
-        .command(EventsCommand.self),
-        .command(CommutesCommand.self),
-        .command(StaysCommand.self),
-        .command(SimulateCommand.self),
-        .command(DemoCommand.self),
-    ]}
+    static var all: [Entry] {
+        [
+            .command(CheckCommand.self),
+            .command(ReplayCommand.self),
+            .command(RunCommand.self),
+            .command(ActionsCommand.self),
+            .command(EventsCommand.self),
+            .command(CommutesCommand.self),
+            .command(StaysCommand.self),
+            .command(SimulateCommand.self),
+            .command(DemoCommand.self),
+        ]
+    }
 
     /// The command called `name`.
     static func named(_ name: String) -> Entry? {
@@ -51,7 +53,8 @@ extension CommandLine {
     /// The text `geofence help` prints: every command with its summary.
     static var usage: String {
         let rows = Commands.all.map { ($0.name, $0.summary) }
-        return (["usage: geofence <command> [options]", "", "commands:"] + Usage.table(rows)
+        return
+            (["usage: geofence <command> [options]", "", "commands:"] + Usage.table(rows)
             + [
                 "", "geofence help COMMAND (or geofence COMMAND --help) shows a command's options.",
                 "geofence --version prints the version.",

@@ -7,7 +7,8 @@ import GeofenceRules
 /// detection, the monitor and the rules, and prints every event and every action that would fire.
 /// Nothing is executed: no hook runs, no log file is written.
 enum ReplayCommand: Command {
-    static let verbose = Option.flag("--verbose", "-v", help: "also print each fix the filter drops, with the reason")
+    static let verbose = Option.flag(
+        "--verbose", "-v", help: "also print each fix the filter drops, with the reason")
 
     static let definition = CommandDefinition(
         name: "replay", summary: "run recorded fixes through the rules; print events and actions",
@@ -38,7 +39,8 @@ enum ReplayCommand: Command {
         }
         var pipeline = Pipeline(rules: rules)
         let printer = ReplayPrinter(
-            table: arguments.flag(SharedOptions.table), timeZone: DisplayZone.resolve(arguments, rules: rules))
+            table: arguments.flag(SharedOptions.table), timeZone: DisplayZone.resolve(arguments, rules: rules)
+        )
         var summary = ReplaySummary()
         let reader = RecordReader(path: inputPath, format: format, timeZone: inputTimeZone)
         printer.header()

@@ -24,7 +24,8 @@ enum RunCommand: Command {
         "--keep-log", value: "DURATION",
         help: "prune log lines and hook output older than this (default 90d; 0 keeps everything); "
             + "events and commutes are always kept", parse: ValueParser.duration)
-    static let verbose = Option.flag("--verbose", "-v", help: "log every fix the filter drops, with the reason")
+    static let verbose = Option.flag(
+        "--verbose", "-v", help: "log every fix the filter drops, with the reason")
     static let mqtt = Option(
         "--mqtt", value: "URL",
         help: "read OwnTracks messages from a broker: mqtt://[USER@]HOST[:PORT] (1883) or mqtts://... "
@@ -34,7 +35,8 @@ enum RunCommand: Command {
         "--mqtt-topic", value: "FILTER", help: "the topic filter to subscribe to (default owntracks/+/+)",
         parse: ValueParser.text)
     static let mqttPublish = Option.flag(
-        "--mqtt-publish", help: "publish enter and exit events as OwnTracks transition messages to "
+        "--mqtt-publish",
+        help: "publish enter and exit events as OwnTracks transition messages to "
             + "owntracks/USER/DEVICE/event")
     static let mqttClientID = Option(
         "--mqtt-client-id", value: "ID",

@@ -9,18 +9,24 @@ import GeofenceInput
 enum StaysCommand: Command {
     private static let defaults = VisitDetector.Configuration()
     static let radius = Option(
-        "--radius", value: "METRES", help: "a stay keeps within this distance of its centre (default \(Int(defaults.radiusMeters)))",
+        "--radius", value: "METRES",
+        help: "a stay keeps within this distance of its centre (default \(Int(defaults.radiusMeters)))",
         parse: ValueParser.number)
     static let minimumStay = Option(
-        "--min-stay", value: "DURATION", help: "the shortest stay (default \(TimeText.duration(defaults.minimumStaySeconds)))", parse: ValueParser.duration)
+        "--min-stay", value: "DURATION",
+        help: "the shortest stay (default \(TimeText.duration(defaults.minimumStaySeconds)))",
+        parse: ValueParser.duration)
     static let maxStrays = Option(
-        "--max-strays", value: "N", help: "stray fixes tolerated inside a stay (default \(defaults.maxStrays))",
+        "--max-strays", value: "N",
+        help: "stray fixes tolerated inside a stay (default \(defaults.maxStrays))",
         parse: ValueParser.wholeNumber)
     static let maxGap = Option(
-        "--max-gap", value: "DURATION", help: "a silence longer than this ends a stay (default \(TimeText.duration(defaults.maxGapSeconds)))",
+        "--max-gap", value: "DURATION",
+        help: "a silence longer than this ends a stay (default \(TimeText.duration(defaults.maxGapSeconds)))",
         parse: ValueParser.duration)
     static let accuracyLimit = Option(
-        "--accuracy-limit", value: "METRES", help: "ignore fixes less accurate than this (default \(Int(defaults.accuracyLimitMeters)))",
+        "--accuracy-limit", value: "METRES",
+        help: "ignore fixes less accurate than this (default \(Int(defaults.accuracyLimitMeters)))",
         parse: ValueParser.number)
 
     static let definition = CommandDefinition(
@@ -30,7 +36,8 @@ enum StaysCommand: Command {
             SharedOptions.table.erased, SharedOptions.timeZone.erased, radius.erased, minimumStay.erased,
             maxStrays.erased, maxGap.erased, accuracyLimit.erased,
         ],
-        discussion: "Each stay is printed when it starts and again when it ends, as the system reports a CLVisit.")
+        discussion:
+            "Each stay is printed when it starts and again when it ends, as the system reports a CLVisit.")
 
     static func run(_ arguments: ParsedArguments) throws {
         guard let path = arguments.positional("INPUT") else { return }

@@ -137,7 +137,13 @@ final class ActionExecutor: Sendable {
     /// Appends the action as one NDJSON line to a file relative to the rules file, created readable
     /// by its owner only (it holds places and times).
     private func append(_ action: FiredAction, to path: String) -> ActionOutcome {
-        let full = path.hasPrefix("/") ? path : rulesDirectory + "/" + path
+        let full = LogFile.path(path, rulesDirectory: rulesDirectory)
+        // A missing directory is made (owner only), as `geofence check` announces.
+        let parent = URL(fileURLWithPath: full).deletingLastPathComponent().path
+        if !FileManager.default.fileExists(atPath: parent) {
+            try? FileManager.default.createDirectory(
+                atPath: parent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
         let line: String
         do {
             line =

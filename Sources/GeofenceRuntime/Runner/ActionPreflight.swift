@@ -52,7 +52,8 @@ public enum ActionPreflight {
                 }
                 // One warning per problem and rule, however many actions repeat it.
                 if let message, seen.insert(rule.name + "\u{0}" + message).inserted {
-                    warnings.append(Warning(file: rules.path, mark: rule.mark, rule: rule.name, message: message))
+                    warnings.append(
+                        Warning(file: rules.path, mark: rule.mark, rule: rule.name, message: message))
                 }
             }
         }
@@ -61,7 +62,9 @@ public enum ActionPreflight {
 
     /// Why `program` cannot be started, or nil if it can.
     static func hookProblem(_ program: String, path: String?, directory: String) -> String? {
-        if case .success = HookProcess.resolve(program, path: path, workingDirectory: directory) { return nil }
+        if case .success = HookProcess.resolve(program, path: path, workingDirectory: directory) {
+            return nil
+        }
         guard program.contains("/") else {
             return "hook program '\(program)' is not on PATH (\(path ?? "/usr/local/bin:/usr/bin:/bin")); "
                 + "give its full path, or a path relative to the rules file"

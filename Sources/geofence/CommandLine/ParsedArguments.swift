@@ -51,7 +51,8 @@ struct ParsedArguments {
                     wantsHelp = true
                     return
                 }
-                let known = definition.options.flatMap(\.spec.names).filter { $0.hasPrefix("--") } + ["--help"]
+                let known =
+                    definition.options.flatMap(\.spec.names).filter { $0.hasPrefix("--") } + ["--help"]
                 throw CommandError.usage(
                     "unknown option '\(name)' for \(definition.name)"
                         + Suggestion.didYouMean(name, among: known), command: definition.name)
@@ -67,7 +68,8 @@ struct ParsedArguments {
             } else {
                 guard let next = rest.popFirst() else {
                     throw CommandError.usage(
-                        "\(name) needs a value (\(option.spec.valueName ?? "VALUE"))", command: definition.name)
+                        "\(name) needs a value (\(option.spec.valueName ?? "VALUE"))",
+                        command: definition.name)
                 }
                 text = next
             }

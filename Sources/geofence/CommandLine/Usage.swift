@@ -18,9 +18,11 @@ enum Usage {
         var lines = [line(definition), "", definition.summary]
         if !definition.arguments.isEmpty {
             lines += ["", "arguments:"]
-            lines += table(definition.arguments.map { ($0.name, $0.help + ($0.optional ? " (optional)" : "")) })
+            lines += table(
+                definition.arguments.map { ($0.name, $0.help + ($0.optional ? " (optional)" : "")) })
         }
-        let options = definition.options.map(\.spec) + [OptionSpec(names: ["--help", "-h"], help: "show this help")]
+        let options =
+            definition.options.map(\.spec) + [OptionSpec(names: ["--help", "-h"], help: "show this help")]
         lines += ["", "options:"]
         lines += table(
             options.map { spec in
