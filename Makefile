@@ -6,8 +6,9 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # pkg-config name : Debian package providing it
 PKGS := geos:libgeos-dev yaml-0.1:libyaml-dev sqlite3:libsqlite3-dev libmosquitto:libmosquitto-dev
-# command : Debian package providing it (programs the tests run: a private MQTT broker and clients)
-CMDS := mosquitto:mosquitto mosquitto_pub:mosquitto-clients mosquitto_sub:mosquitto-clients
+# command : Debian package providing it (programs the tests run: a private MQTT broker and clients,
+# systemd-analyze to verify the units in Examples/systemd)
+CMDS := mosquitto:mosquitto mosquitto_pub:mosquitto-clients mosquitto_sub:mosquitto-clients systemd-analyze:systemd
 
 .PHONY: setup build test demo bench bench-reference format clean
 

@@ -8,6 +8,7 @@ enum CheckCommand: Command {
     static let definition = CommandDefinition(
         name: "check", summary: "check a rules file; print its places and rules, or every error",
         arguments: [Positional(name: "RULES", help: "the rules file (YAML or JSON)")],
+        options: [SharedOptions.logDirectory.erased],
         discussion: """
             Errors name the file, line and column, and exit with status 1. Warnings (a hook program \
             that does not exist or is not executable, a log: file that cannot be written) do not fail \
@@ -21,7 +22,8 @@ enum CheckCommand: Command {
         case .success(let rules):
             print("\(path): OK")
             print(rules.summary)
-            let warnings = ActionPreflight.warnings(for: rules)
+            let warnings = ActionPreflight.warnings(
+                for: rules, logDirectory: arguments.value(SharedOptions.logDirectory))
             if !warnings.isEmpty {
                 FileHandle.standardError.write(
                     Data((warnings.map(\.description).joined(separator: "\n") + "\n").utf8))

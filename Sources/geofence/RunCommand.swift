@@ -48,7 +48,8 @@ enum RunCommand: Command {
         arguments: [Positional(name: "RULES", help: "the rules file")],
         options: [
             input.erased, follow.erased, SharedOptions.format.erased, SharedOptions.inputTimeZone.erased,
-            SharedOptions.timeZone.erased, SharedOptions.state.erased, pauseAfter.erased, history.erased,
+            SharedOptions.timeZone.erased, SharedOptions.state.erased, SharedOptions.logDirectory.erased,
+            pauseAfter.erased, history.erased,
             hooks.erased, grace.erased, keepLog.erased, verbose.erased, mqtt.erased, mqttTopic.erased,
             mqttPublish.erased, mqttClientID.erased,
         ],
@@ -107,6 +108,7 @@ enum RunCommand: Command {
         let keepLog = arguments.value(Self.keepLog) ?? 90 * 86400
         configuration.keepLogSeconds = keepLog > 0 ? keepLog : nil
         configuration.mqtt = mqtt
+        configuration.logDirectory = arguments.value(SharedOptions.logDirectory)
 
         let runner: Runner
         do {
@@ -116,7 +118,9 @@ enum RunCommand: Command {
             let zone = DisplayZone.resolve(arguments, rules: rules)
             configuration.displayTimeZone = zone
             if let rules {
-                for warning in ActionPreflight.warnings(for: rules) {
+                for warning in ActionPreflight.warnings(
+                    for: rules, logDirectory: configuration.logDirectory)
+                {
                     FileHandle.standardError.write(Data("geofence: \(warning)\n".utf8))
                 }
             }

@@ -11,14 +11,21 @@ import Synchronization
 final class ActionExecutor: Sendable {
     private let store: Store
     private let hooks: HookRunner
+    /// Relative hook programs are found here.
     private let rulesDirectory: String
+    /// Relative `log:` paths point here.
+    private let logDirectory: String
     private let log: RunLog
     /// The zone action lines are printed in (the rules file's).
     private let timeZone: TimeZone
     /// Hooks submitted and not yet marked done.
     private let inFlight = Mutex(0)
 
-    init(store: Store, hooks: HookRunner, rulesDirectory: String, log: RunLog, timeZone: TimeZone) {
+    init(
+        store: Store, hooks: HookRunner, rulesDirectory: String, logDirectory: String, log: RunLog,
+        timeZone: TimeZone
+    ) {
+        self.logDirectory = logDirectory
         self.timeZone = timeZone
         self.store = store
         self.hooks = hooks
@@ -81,7 +88,8 @@ final class ActionExecutor: Sendable {
             say(action, "run \(arguments.joined(separator: " "))")
             let fields = ActionExecutor.fields(action)
             let hook = Hook(
-                id: action.id, arguments: arguments, environment: HookEnvironment.variables(fields),
+                id: action.id, arguments: HookProgram.arguments(arguments, rulesDirectory: rulesDirectory),
+                environment: HookEnvironment.variables(fields),
                 stdin: HookEnvironment.standardInput(fields), timeoutSeconds: timeout)
             do {
                 try store.markRunning(outbox.id)
@@ -137,7 +145,7 @@ final class ActionExecutor: Sendable {
     /// Appends the action as one NDJSON line to a file relative to the rules file, created readable
     /// by its owner only (it holds places and times).
     private func append(_ action: FiredAction, to path: String) -> ActionOutcome {
-        let full = LogFile.path(path, rulesDirectory: rulesDirectory)
+        let full = LogFile.path(path, in: logDirectory)
         // A missing directory is made (owner only), as `geofence check` announces.
         let parent = URL(fileURLWithPath: full).deletingLastPathComponent().path
         if !FileManager.default.fileExists(atPath: parent) {

@@ -33,7 +33,8 @@ public enum ActionPreflight {
     /// them: programs against the rules file's directory and the hook's `PATH`, log paths against
     /// the rules file's directory.
     public static func warnings(
-        for rules: RulesFile, environment: [String: String] = HookRunner.inheritedEnvironment()
+        for rules: RulesFile, logDirectory: String? = nil,
+        environment: [String: String] = HookRunner.inheritedEnvironment()
     ) -> [Warning] {
         let directory = URL(fileURLWithPath: rules.path).deletingLastPathComponent().path
         var warnings: [Warning] = []
@@ -47,7 +48,7 @@ public enum ActionPreflight {
                         hookProblem($0, path: environment["PATH"], directory: directory)
                     }
                 case .log(let path?):
-                    message = logProblem(LogFile.path(path, rulesDirectory: directory))
+                    message = logProblem(LogFile.path(path, in: logDirectory ?? directory))
                 case .log(nil), .remind: message = nil
                 }
                 // One warning per problem and rule, however many actions repeat it.
@@ -103,8 +104,22 @@ public enum ActionPreflight {
 
 /// Where a `log:` action's file is.
 enum LogFile {
-    /// `path` as given if absolute, else relative to the rules file's directory.
-    static func path(_ path: String, rulesDirectory: String) -> String {
-        path.hasPrefix("/") ? path : rulesDirectory + "/" + path
+    /// `path` as given if absolute, else relative to the log directory (by default the rules
+    /// file's).
+    static func path(_ path: String, in directory: String) -> String {
+        path.hasPrefix("/") ? path : directory + "/" + path
+    }
+}
+
+/// Where a hook's program is.
+enum HookProgram {
+    /// The arguments with a relative program path (`./lights-on.sh`, `hooks/x`) made absolute
+    /// against the rules file's directory, so it is found beside the rules even when hooks run
+    /// in another working directory. A bare name (`curl`) is left for `PATH`.
+    static func arguments(_ arguments: [String], rulesDirectory: String) -> [String] {
+        guard let program = arguments.first, program.contains("/"), !program.hasPrefix("/") else {
+            return arguments
+        }
+        return [rulesDirectory + "/" + program] + arguments.dropFirst()
     }
 }

@@ -33,6 +33,10 @@ public struct RunConfiguration: Sendable {
     public var inputTimeZone: TimeZone = .gmt
     /// The state directory.
     public var stateDirectory: String
+    /// Where relative `log:` paths point and hooks run (their working directory); `nil`: the
+    /// rules file's directory. A service whose rules are read-only (`/etc/geofence`) gives a
+    /// writable one here (`LogsDirectory=`). Relative hook programs are still found beside the rules.
+    public var logDirectory: String?
     /// The zone action lines and the log's times are shown in; `nil`: the rules file's zone.
     public var displayTimeZone: TimeZone?
     /// Print every fix the filter drops, with its reason.

@@ -66,11 +66,23 @@ public final class Runner: @unchecked Sendable {
         }
         pipeline = Pipeline(rules: rules, state: state)
         let rulesDirectory = URL(fileURLWithPath: configuration.rulesPath).deletingLastPathComponent().path
+        let logDirectory = configuration.logDirectory ?? rulesDirectory
+        // Hooks run in it, so it must exist before the first one starts.
+        if !FileManager.default.fileExists(atPath: logDirectory) {
+            do {
+                try FileManager.default.createDirectory(
+                    atPath: logDirectory, withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw RunError(message: "geofence: cannot make the log directory \(logDirectory): \(error)")
+            }
+        }
         hooks = HookRunner(
             configuration: HookRunner.Configuration(
-                maxConcurrent: configuration.hookSlots, workingDirectory: rulesDirectory))
+                maxConcurrent: configuration.hookSlots, workingDirectory: logDirectory))
         executor = ActionExecutor(
-            store: store, hooks: hooks, rulesDirectory: rulesDirectory, log: log, timeZone: displayZone)
+            store: store, hooks: hooks, rulesDirectory: rulesDirectory, logDirectory: logDirectory, log: log,
+            timeZone: displayZone)
         rulesChangedAt = Runner.modificationDate(configuration.rulesPath)
         if let settings = configuration.mqtt {
             do {

@@ -17,6 +17,13 @@ enum SharedOptions {
         help: "show times in ZONE (default: the rules' time_zone, else the machine's zone)",
         parse: ValueParser.timeZone)
 
+    /// Where relative `log:` paths point and hooks run.
+    static let logDirectory = Option(
+        "--log-directory", value: "DIR",
+        help: "where relative log: paths point and hooks run (default: the rules file's directory); "
+            + "hook programs given with a relative path are still found beside the rules",
+        parse: ValueParser.text)
+
     /// The zone of input times that are written without one.
     static let inputTimeZone = Option(
         "--input-time-zone", value: "ZONE", help: "the zone of input times written without one (default UTC)",
@@ -50,6 +57,7 @@ enum DisplayZone {
 
     /// The zone as a table header names it: its identifier (`Europe/London`), `UTC` for GMT.
     static func name(_ zone: TimeZone) -> String {
-        zone.identifier == "GMT" ? "UTC" : zone.identifier
+        ["GMT", "UTC", "Etc/UTC", "Etc/GMT", "Etc/Universal", "Etc/Zulu"].contains(zone.identifier)
+            ? "UTC" : zone.identifier
     }
 }
