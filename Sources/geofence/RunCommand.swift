@@ -15,6 +15,10 @@ enum RunCommand: Command {
         parse: ValueParser.duration)
     static let history = Option.flag(
         "--history", help: "the inputs are recorded history: judge no fix by its arrival time")
+    static let fireHistory = Option.flag(
+        "--fire-history",
+        help: "fire actions for past events too (imports); by default an action whose evidence is older "
+            + "than its rule's max_delay: (default: the filter's expiration, 5m) is recorded as skipped")
     static let hooks = Option(
         "--hooks", value: "N", help: "how many hooks may run at once (default 4)", parse: ValueParser.count)
     static let grace = Option(
@@ -50,7 +54,8 @@ enum RunCommand: Command {
             input.erased, follow.erased, SharedOptions.format.erased, SharedOptions.inputTimeZone.erased,
             SharedOptions.timeZone.erased, SharedOptions.state.erased, SharedOptions.logDirectory.erased,
             pauseAfter.erased, history.erased,
-            hooks.erased, grace.erased, keepLog.erased, verbose.erased, mqtt.erased, mqttTopic.erased,
+            fireHistory.erased, hooks.erased, grace.erased, keepLog.erased, verbose.erased, mqtt.erased,
+            mqttTopic.erased,
             mqttPublish.erased, mqttClientID.erased,
         ],
         discussion: """
@@ -102,6 +107,7 @@ enum RunCommand: Command {
         configuration.inputTimeZone = arguments.value(SharedOptions.inputTimeZone) ?? .gmt
         configuration.pauseAfterSeconds = arguments.value(Self.pauseAfter)
         configuration.history = arguments.flag(Self.history)
+        configuration.fireHistory = arguments.flag(Self.fireHistory)
         configuration.hookSlots = arguments.value(Self.hooks) ?? 4
         configuration.graceSeconds = arguments.value(Self.grace) ?? 10
         configuration.verbose = arguments.flag(Self.verbose)

@@ -94,7 +94,10 @@ extension EndToEnd {
             """)
         try scratch.write("day.ndjson", try DayFixtures.day(in: scratch).joined(separator: "\n") + "\n")
         let run = try GeofenceProcess.run(
-            ["run", "rules.yaml", "--input", "day.ndjson", "--history", "--state", "state"], in: scratch.path,
+            [
+                "run", "rules.yaml", "--input", "day.ndjson", "--history", "--fire-history", "--state",
+                "state",
+            ], in: scratch.path,
             name: "run")
         #expect(run.status == 0, "\(run.stderr)")
 
@@ -136,7 +139,10 @@ extension EndToEnd {
         try scratch.write("morning.ndjson", day[..<half].joined(separator: "\n") + "\n")
         try scratch.write("rest.ndjson", day[half...].joined(separator: "\n") + "\n")
         let morning = try GeofenceProcess.run(
-            ["run", "rules.yaml", "--input", "morning.ndjson", "--history", "--state", "state"],
+            [
+                "run", "rules.yaml", "--input", "morning.ndjson", "--history", "--fire-history", "--state",
+                "state",
+            ],
             in: scratch.path, name: "morning")
         #expect(morning.status == 0, "\(morning.stderr)")
         let before = try GeofenceProcess.run(
@@ -151,7 +157,10 @@ extension EndToEnd {
             follower.stdout.split(separator: "\n").count == earlier
         }
         let rest = try GeofenceProcess.run(
-            ["run", "rules.yaml", "--input", "rest.ndjson", "--history", "--state", "state"],
+            [
+                "run", "rules.yaml", "--input", "rest.ndjson", "--history", "--fire-history", "--state",
+                "state",
+            ],
             in: scratch.path, name: "rest")
         #expect(rest.status == 0, "\(rest.stderr)")
         let after = try GeofenceProcess.run(["actions", "--state", "state"], in: scratch.path, name: "after")

@@ -96,7 +96,8 @@ extension EndToEnd {
         #expect(check.stderr.contains("does not exist; the run creates it") || check.stderr.isEmpty)
         let run = try GeofenceProcess.run(
             [
-                "run", "etc/" + rules, "--input", "day.ndjson", "--history", "--state", "state",
+                "run", "etc/" + rules, "--input", "day.ndjson", "--history", "--fire-history", "--state",
+                "state",
                 "--log-directory", "logs",
             ], in: scratch.path, name: "run")
         #expect(run.status == 0, "\(run.stderr)")

@@ -46,6 +46,9 @@ public struct RunConfiguration: Sendable {
     /// Treat the inputs as recorded history: no fix is judged by its arrival time (no expiry and no
     /// future check), exactly as `replay` does.
     public var history = false
+    /// Fire actions however old their evidence (imports); by default actions older than their
+    /// rule's `max_delay:` are recorded as skipped (see ``HistoryPolicy``).
+    public var fireHistory = false
     /// How many hooks may run at once.
     public var hookSlots = 4
     /// How long, on SIGTERM, running hooks get to finish before they are handed back.

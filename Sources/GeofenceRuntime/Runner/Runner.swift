@@ -40,6 +40,8 @@ public final class Runner: @unchecked Sendable {
     private var paused: Set<String> = []
     /// Whether an input failed or the store could not be written: the run then ends with status 1.
     private var failed = false
+    /// Actions recorded as skipped (history) in this run.
+    private var skippedActions = 0
 
     private struct Signals {
         var stop = false
@@ -185,6 +187,9 @@ public final class Runner: @unchecked Sendable {
         queue.close()
         mqtt?.stop()
         lifecycle(.stopped, detail: nil)
+        if skippedActions > 0 {
+            log.info("\(skippedActions) action(s) for past events were recorded as skipped, not fired")
+        }
         if !executor.waitForHooks(seconds: flags().stop ? configuration.graceSeconds : .infinity) {
             log.warning(
                 "hooks still running after the grace period are stopped and handed back: they run again at the next start"
@@ -264,7 +269,7 @@ public final class Runner: @unchecked Sendable {
                         "dropped fix \(EngineJSON.timestamp(fix.timestamp)) from \(input): \(reason.rawValue)"
                     )
                 }
-                batch.add(output, device: output.device)
+                batch.add(output, device: output.device, evidence: HistoryPolicy.evidenceDate(of: record))
             }
         case .success(nil):
             break
@@ -324,7 +329,9 @@ public final class Runner: @unchecked Sendable {
     private func commit(_ batch: Batch) {
         guard !batch.isEmpty else { return }
         do {
-            let step = try batch.step(pipeline: pipeline, now: Date())
+            let step = try batch.step(
+                pipeline: pipeline, now: Date(),
+                policy: HistoryPolicy.for(pipeline.rules, fireHistory: configuration.fireHistory))
             try store.commit(step)
             for output in batch.outputs { printer(output) }
             if let mqtt {
@@ -333,7 +340,13 @@ public final class Runner: @unchecked Sendable {
                     mqtt.publishTransitions(of: output, regionsDefinedAt: rulesChangedAt)
                 }
             }
-            for action in step.actions { executor.execute(action) }
+            for action in step.actions {
+                if action.status == .skipped {
+                    noteSkipped(action)
+                } else {
+                    executor.execute(action)
+                }
+            }
         } catch {
             // The records stay unacknowledged (their position is not stored): after a restart they are
             // read again. Going on without the store would risk losing actions, so stop.
@@ -341,6 +354,16 @@ public final class Runner: @unchecked Sendable {
             failed = true
             signals.withLock { $0.stop = true }
         }
+    }
+
+    /// Logs the first action skipped as history with the reason and what to do; later ones are
+    /// counted, and the count is logged when the run stops.
+    private func noteSkipped(_ action: OutboxAction) {
+        skippedActions += 1
+        guard skippedActions == 1 else { return }
+        log.info(
+            "not firing actions for events in the past: \(action.lastError ?? "history") "
+                + "(each is recorded as skipped; geofence actions lists them)")
     }
 
     // MARK: Signals
