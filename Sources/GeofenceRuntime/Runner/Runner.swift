@@ -42,6 +42,10 @@ public final class Runner: @unchecked Sendable {
     private var failed = false
     /// Actions recorded as skipped (history) in this run.
     private var skippedActions = 0
+    /// What each input brought, for warnings and the summary.
+    private var report = RunReport()
+    /// Events and commutes committed in this run, for the summary.
+    private var committed = (events: 0, commutes: 0, actions: 0)
 
     private struct Signals {
         var stop = false
@@ -187,9 +191,6 @@ public final class Runner: @unchecked Sendable {
         queue.close()
         mqtt?.stop()
         lifecycle(.stopped, detail: nil)
-        if skippedActions > 0 {
-            log.info("\(skippedActions) action(s) for past events were recorded as skipped, not fired")
-        }
         if !executor.waitForHooks(seconds: flags().stop ? configuration.graceSeconds : .infinity) {
             log.warning(
                 "hooks still running after the grace period are stopped and handed back: they run again at the next start"
@@ -202,8 +203,24 @@ public final class Runner: @unchecked Sendable {
             }
         }
         hooks.finish()
+        if skippedActions > 0 {
+            log.info("\(skippedActions) action(s) for past events were recorded as skipped, not fired")
+        }
+        logSummary()
         store.close()
         return failed ? 1 : 0
+    }
+
+    /// The lines that end a run's log: what each input brought, what was stored and what ran.
+    private func logSummary() {
+        for line in report.summary { log.info("summary: \(line)") }
+        let finished = executor.finished.withLock { $0 }
+        let unfinished = committed.actions - skippedActions - finished.done
+        log.info(
+            "summary: \(committed.events) events, \(committed.commutes) commutes stored; "
+                + "\(committed.actions) actions: \(finished.done - finished.failed) succeeded, \(finished.failed) failed, "
+                + "\(skippedActions) skipped as history"
+                + (unfinished > 0 ? ", \(unfinished) not finished (they run at the next start)" : ""))
     }
 
     private func flags() -> Signals { signals.withLock { $0 } }
@@ -262,18 +279,23 @@ public final class Runner: @unchecked Sendable {
         decoders[input] = decoder
         switch result {
         case .success(let record?):
+            if let warning = report.record(record, from: input) { log.warning(warning) }
             if record.fix != nil { noteFix(from: input, batch: &batch) }
             if let output = pipeline.process(record, arrivedAt: arrivedAt) {
                 if let reason = output.dropped, let fix = record.fix {
                     log.verbose(
                         "dropped fix \(EngineJSON.timestamp(fix.timestamp)) from \(input): \(reason.rawValue)"
                     )
+                    if let warning = report.dropped(fix, reason: reason, from: input, now: Date()) {
+                        log.warning(warning)
+                    }
                 }
                 batch.add(output, device: output.device, evidence: HistoryPolicy.evidenceDate(of: record))
             }
         case .success(nil):
             break
         case .failure(let failure):
+            report.unreadable(from: input)
             log.warning(topic.map { "\(failure) (message on \($0)); skipped" } ?? "\(failure)")
         }
     }
@@ -333,6 +355,9 @@ public final class Runner: @unchecked Sendable {
                 pipeline: pipeline, now: Date(),
                 policy: HistoryPolicy.for(pipeline.rules, fireHistory: configuration.fireHistory))
             try store.commit(step)
+            committed.events += step.events.count
+            committed.commutes += step.commutes.count
+            committed.actions += step.actions.count
             for output in batch.outputs { printer(output) }
             if let mqtt {
                 // An output like printing: after the commit, best effort.

@@ -14,7 +14,7 @@ enum SharedOptions {
     /// The display zone (see ``DisplayZone``).
     static let timeZone = Option(
         "--time-zone", value: "ZONE",
-        help: "show times in ZONE (default: the rules' time_zone, else the machine's zone)",
+        help: "show times in ZONE (default: the rules file's timezone, else the machine's zone)",
         parse: ValueParser.timeZone)
 
     /// Where relative `log:` paths point and hooks run.
@@ -47,7 +47,7 @@ enum SharedOptions {
 }
 
 /// The one rule for the zone times are shown in, the same for every command: `--time-zone` if
-/// given, else the rules file's `time_zone` for a command that reads one, else the machine's zone
+/// given, else the rules file's `timezone` for a command that reads one, else the machine's zone
 /// (`TZ`, `/etc/localtime`). Every table names the zone in its header.
 enum DisplayZone {
     /// The display zone for a command's arguments, and the rules it read if any.
