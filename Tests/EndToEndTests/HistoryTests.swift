@@ -40,6 +40,10 @@ extension EndToEnd {
             }
         }
         try waitUntil("the day's actions recorded") { (try? actions().count) == historyHooks.count }
+        try waitUntil("the caught-up line") { run.stderr.contains("input fixes.ndjson: caught up (read ") }
+        #expect(run.stderr.contains("lines of history in"))
+        #expect(run.stderr.contains("now live, new lines fire the rules"))
+        #expect(!run.stderr.contains("\r"), "no progress line when standard error is not a terminal")
         let recorded = try actions()
         #expect(recorded.allSatisfy { $0["status"] as? String == "skipped" }, "\(recorded)")
         #expect(recorded.allSatisfy { ($0["error"] as? String)?.hasPrefix("history: ") == true })
@@ -93,5 +97,40 @@ extension EndToEnd {
             #expect(statuses.count == 10)
             #expect(statuses.allSatisfy { $0 == status }, "\(state): \(statuses)")
         }
+    }
+}
+
+extension EndToEnd {
+    /// On a terminal, a long read of history draws a progress line (position, rate, time left)
+    /// that rewrites itself, and the caught-up line follows it. `script` gives the run a terminal.
+    @Test func aProgressLineIsDrawnOnATerminalWhileHistoryIsRead() throws {
+        let scratch = try Scratch("progress")
+        try scratch.write("rules.yaml", DayFixtures.hookRules(hook: "/bin/true"))
+        try scratch.write(
+            "fixes.ndjson", try DayFixtures.day(interval: "10s", in: scratch).joined(separator: "\n") + "\n")
+        let executable = try #require(geofenceExecutable).path
+        let script = Process()
+        script.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        let command =
+            "exec timeout 120 \(executable) run rules.yaml --input fixes.ndjson --follow --state \(scratch.file("state"))"
+            + " > /dev/null"
+        script.arguments = ["-qfc", command, scratch.file("terminal.log")]
+        script.currentDirectoryURL = URL(fileURLWithPath: scratch.path)
+        script.standardInput = FileHandle.nullDevice
+        script.standardOutput = FileHandle.nullDevice
+        script.standardError = FileHandle.nullDevice
+        try script.run()
+        defer {
+            if script.isRunning { kill(script.processIdentifier, SIGKILL) }
+            for pid in processes(mentioning: scratch.path, "fixes.ndjson") { kill(pid, SIGKILL) }
+        }
+        try waitUntil("the caught-up line on the terminal") {
+            Scratch.read(scratch.file("terminal.log")).contains("caught up (read ")
+        }
+        let screen = Scratch.read(scratch.file("terminal.log"))
+        #expect(screen.contains("\r\u{1B}[Kreading history: fixes.ndjson "))
+        #expect(screen.contains(" lines/s, about "))
+        for pid in processes(mentioning: scratch.path, "fixes.ndjson") { kill(pid, SIGTERM) }
+        try waitUntil("script to end") { !script.isRunning }
     }
 }

@@ -44,6 +44,8 @@ public final class Runner: @unchecked Sendable {
     private var skippedActions = 0
     /// What each input brought, for warnings and the summary.
     private var report = RunReport()
+    /// How far the followed files' history has been read.
+    private var catchUp: CatchUp
     /// Events and commutes committed in this run, for the summary.
     private var committed = (events: 0, commutes: 0, actions: 0)
 
@@ -57,6 +59,7 @@ public final class Runner: @unchecked Sendable {
     public init(configuration: RunConfiguration, printer: @escaping Printer) throws {
         self.configuration = configuration
         self.printer = printer
+        catchUp = CatchUp(configuration: configuration)
         let rules = try Runner.loadRules(configuration.rulesPath)
         let displayZone = configuration.displayTimeZone ?? rules.timeZone
         self.log = RunLog(verbose: configuration.verbose, timeZone: displayZone)
@@ -142,6 +145,7 @@ public final class Runner: @unchecked Sendable {
                 log.error("cannot read the stored position of \(input.name): \(error)")
                 position = nil
             }
+            if let line = catchUp.start(input.name, at: position?.offset) { log.info(line) }
             let thread = InputThread(
                 input: input, queue: queue, startPosition: position, history: configuration.history,
                 pollSeconds: configuration.pollSeconds)
@@ -176,6 +180,7 @@ public final class Runner: @unchecked Sendable {
             }
             if flags.reload { reload() }
             if !items.isEmpty { open.subtract(process(items)) }
+            catchUp.draw()
             checkPauses()
             pruneIfDue()
             if flags.stop {
@@ -187,6 +192,7 @@ public final class Runner: @unchecked Sendable {
                 break
             }
         }
+        catchUp.clear()
         for input in inputs { input.stop() }
         queue.close()
         mqtt?.stop()
@@ -229,6 +235,7 @@ public final class Runner: @unchecked Sendable {
 
     /// Processes a batch of input items in one transaction; returns the inputs that ended.
     private func process(_ items: [InputItem]) -> Set<String> {
+        catchUp.clear()
         var ended = Set<String>()
         var batch = Batch()
         for item in items {
@@ -243,6 +250,7 @@ public final class Runner: @unchecked Sendable {
                     decode(text, number: line.number, from: input, arrivedAt: arrivedAt, batch: &batch)
                 }
                 if let position { batch.positions[input] = position }
+                if let line = catchUp.read(input, lines: lines.count, position: position) { log.info(line) }
             case .message(let input, let topic, let text, let number, let live):
                 guard let text else {
                     log.warning("\(input):\(number): message on \(topic) larger than 1 MiB, skipped")
