@@ -18,6 +18,10 @@ final class MQTTInput: @unchecked Sendable {
     private let messageCount = Mutex<Int64>(0)
     private let everConnected = Mutex(false)
     private var client: MQTTClient?
+    /// The connection's story, for warnings that say what is wrong (see ``MQTTDiagnosis``).
+    private let diagnosis: Mutex<MQTTDiagnosis>
+    /// Looks at the connection every few seconds while it is down.
+    private var watchdog: DispatchSourceTimer?
 
     /// Makes the input; nothing is connected until ``start()``.
     init(settings: MQTTSettings, queue: RecordQueue, history: Bool, log: RunLog) throws(MQTTError) {
@@ -25,6 +29,7 @@ final class MQTTInput: @unchecked Sendable {
         self.queue = queue
         self.live = !history
         self.log = log
+        diagnosis = Mutex(MQTTDiagnosis(settings: settings, now: Date()))
         client = try MQTTClient(settings: settings) { [weak self] happening in
             self?.handle(happening)
         }
@@ -35,6 +40,7 @@ final class MQTTInput: @unchecked Sendable {
         let name = MQTTInput.name
         switch happening {
         case .connected(let subscribeFailure):
+            diagnosis.withLock { $0.didConnect() }
             let again = everConnected.withLock { ever in
                 defer { ever = true }
                 return ever
@@ -46,12 +52,10 @@ final class MQTTInput: @unchecked Sendable {
                 ?? "\(again ? "reconnected" : "connected") to \(settings.redactedURL), subscribed to \(settings.topic) (QoS 1)"
             queue.put(.note(input: name, message: message, level: subscribeFailure == nil ? .info : .error))
         case .refused(let reason):
-            queue.put(
-                .note(
-                    input: name,
-                    message: "\(settings.redactedURL) refused the connection: \(reason); retrying",
-                    level: .error))
+            let message = diagnosis.withLock { $0.refused(reason) }
+            queue.put(.note(input: name, message: message, level: .error))
         case .disconnected(let reason):
+            diagnosis.withLock { $0.didDisconnect(now: Date()) }
             queue.put(
                 .note(
                     input: name,
@@ -81,10 +85,20 @@ final class MQTTInput: @unchecked Sendable {
             log.warning(
                 "input mqtt: cannot reach \(settings.redactedURL) (\(failure)); retrying with backoff")
         }
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.schedule(deadline: .now() + 2, repeating: 2)
+        timer.setEventHandler { [weak self] in
+            guard let self, let warning = diagnosis.withLock({ $0.check(now: Date()) }) else { return }
+            queue.put(.note(input: MQTTInput.name, message: warning, level: .warning))
+        }
+        timer.resume()
+        watchdog = timer
     }
 
     /// Disconnects (the broker keeps the session) and stops the network thread.
     func stop() {
+        watchdog?.cancel()
+        watchdog = nil
         client?.stop()
     }
 
