@@ -20,6 +20,11 @@ final class MQTTInput: @unchecked Sendable {
     private var client: MQTTClient?
     /// The connection's story, for warnings that say what is wrong (see ``MQTTDiagnosis``).
     private let diagnosis: Mutex<MQTTDiagnosis>
+    /// Whether messages still come in the burst that follows a (re)connect, and when the last
+    /// came: the broker sends what it queued for the session (and retained positions) at once.
+    private let burst = Mutex((active: false, last: Date.distantPast))
+    /// A gap this long after a connect, or between two messages of the burst, ends the burst.
+    static let burstGapSeconds = 2.0
     /// Looks at the connection every few seconds while it is down.
     private var watchdog: DispatchSourceTimer?
 
@@ -41,6 +46,7 @@ final class MQTTInput: @unchecked Sendable {
         switch happening {
         case .connected(let subscribeFailure):
             diagnosis.withLock { $0.didConnect() }
+            burst.withLock { $0 = (true, Date()) }
             let again = everConnected.withLock { ever in
                 defer { ever = true }
                 return ever
@@ -68,7 +74,20 @@ final class MQTTInput: @unchecked Sendable {
                 return count
             }
             let text = payload.map { OwnTracksMessage.line(payload: $0, topic: topic) }
-            queue.put(.message(input: name, topic: topic, text: text, number: number, live: live))
+            // Messages the broker queued while geofence was away arrive in one burst after the
+            // connect. They are history: judged with their own dates (not dropped as expired), and
+            // their actions decided by each rule's max_delay. Later messages are live.
+            let queued = burst.withLock { burst -> Bool in
+                guard burst.active else { return false }
+                let now = Date()
+                guard now.timeIntervalSince(burst.last) <= MQTTInput.burstGapSeconds else {
+                    burst.active = false
+                    return false
+                }
+                burst.last = now
+                return true
+            }
+            queue.put(.message(input: name, topic: topic, text: text, number: number, live: live && !queued))
         }
     }
 
