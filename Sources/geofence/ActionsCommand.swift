@@ -38,7 +38,7 @@ enum ActionsCommand: Command {
         var printer = ActionPrinter(
             table: listing.table, timeZone: listing.timeZone,
             outputLines: arguments.value(output) ?? 5)
-        let first = try reader.actions(failedOnly: failedOnly, limit: listing.limit)
+        let first = try reader.listActions(failedOnly: failedOnly, limit: listing.limit)
         printer.print(first)
         guard following else { return }
         // Only an unfinished action can change; a finished one is printed again only if it is new.
@@ -49,7 +49,7 @@ enum ActionsCommand: Command {
         while true {
             usleep(500_000)
             let polledAt = Date().addingTimeInterval(-1)
-            let changed = try reader.actions(
+            let changed = try reader.listActions(
                 failedOnly: failedOnly, after: position, finishedSince: finishedSince
             ).filter { lastSeen[$0.action.id] != $0.action.status }
             for stored in changed { lastSeen[stored.action.id] = stored.action.status }

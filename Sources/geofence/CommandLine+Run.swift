@@ -30,6 +30,7 @@ enum Commands {
         [
             .command(CheckCommand.self),
             .command(ReplayCommand.self),
+            .command(ReportCommand.self),
             .command(RunCommand.self),
             .command(ActionsCommand.self),
             .command(EventsCommand.self),

@@ -66,8 +66,11 @@ struct CommandError: Error, CustomStringConvertible {
     var prefixed = true
     var description: String { message }
 
-    /// A command line the named command cannot understand (exit status 2), with a pointer to its help.
+    /// A command line the named command cannot understand (exit status 2), with its usage line
+    /// and a pointer to its help.
     static func usage(_ message: String, command: String) -> CommandError {
-        CommandError(message: "\(message)\nsee 'geofence \(command) --help'", status: 2)
+        var usage = ""
+        if case .command(let type)? = Commands.named(command) { usage = Usage.line(type.definition) + "\n" }
+        return CommandError(message: "\(message)\n\(usage)see 'geofence \(command) --help'", status: 2)
     }
 }
