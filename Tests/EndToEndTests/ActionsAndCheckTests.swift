@@ -100,6 +100,14 @@ extension EndToEnd {
             ], in: scratch.path,
             name: "run")
         #expect(run.status == 0, "\(run.stderr)")
+        // `run` says how each hook ended, under its action line, with a failure's last error line.
+        #expect(
+            run.stdout.contains(
+                "<- [lamp] ./lamp.sh: exited with status 3 after "), "\(run.stdout)")
+        #expect(run.stdout.contains(": lamp unreachable: timeout\n"))
+        #expect(run.stdout.contains("<- [leaving] ./lamp.sh: exited with status 0 after "))
+        #expect(run.stderr.contains("summary: "))
+        #expect(run.stderr.contains("4 actions: 2 succeeded, 2 failed, 0 skipped as history"))
 
         let all = try GeofenceProcess.run(["actions", "--state", "state"], in: scratch.path, name: "all")
         #expect(all.status == 0, "\(all.stderr)")

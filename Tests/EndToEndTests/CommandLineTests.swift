@@ -5,7 +5,7 @@ import Testing
 /// suggestions, `run` says which input is missing, durations read as in the rules file.
 @Suite struct CommandLineTests {
     static let commands = [
-        "check", "replay", "run", "actions", "events", "commutes", "stays", "simulate", "demo",
+        "check", "replay", "report", "run", "actions", "events", "commutes", "stays", "simulate", "demo",
     ]
 
     private func geofence(_ arguments: [String], stdin: String? = nil) throws -> (
