@@ -76,7 +76,7 @@ extension CommandLine {
                     print(usage)
                     return 0
                 }
-                print(try help(for: topic))
+                try help(for: topic)
             case "--version", "version":
                 print("geofence \(version)")
             default:
@@ -109,11 +109,12 @@ extension CommandLine {
         }
     }
 
-    /// The help of the command called `topic`.
-    private static func help(for topic: String) throws -> String {
+    /// Prints the help of the command called `topic`.
+    private static func help(for topic: String) throws {
         switch Commands.named(topic) {
-        case .command(let type): return Usage.help(type.definition)
-        case .legacy(let name, let summary, _): return "usage: geofence \(name) [options]\n\n\(summary)"
+        case .command(let type): print(Usage.help(type.definition))
+        // A command that parses its own words prints its own help.
+        case .legacy(_, _, let run): try run(["--help"])
         case nil:
             let names = Commands.all.map(\.name)
             throw CommandError(
