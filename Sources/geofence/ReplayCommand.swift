@@ -59,7 +59,8 @@ enum ReplayCommand: Command {
             error: { failure in
                 summary.errors += 1
                 FileHandle.standardError.write(Data("geofence: \(failure)\n".utf8))
-            })
+            },
+            note: { FileHandle.standardError.write(Data("geofence: \(reader.source): \($0)\n".utf8)) })
         for output in pipeline.finish() {
             summary.count(output)
             printer.print(output)

@@ -10,6 +10,11 @@ enum RunCommand: Command {
         repeatable: true, parse: ValueParser.text)
     static let follow = Option.flag(
         "--follow", "-f", help: "follow files like tail -F: wait for new lines, survive rotation")
+    /// `--format` as ``SharedOptions/format`` reads it, with run's own help: no GPX.
+    static let lineFormat = Option(
+        SharedOptions.format.spec.name, value: "FORMAT",
+        help: "auto (default), ndjson, owntracks, rec or csv (a GPX document is not a stream of lines: "
+            + "replay reads it)", parse: SharedOptions.format.parse)
     static let pauseAfter = Option(
         "--pause-after", value: "DURATION", help: "report an input paused when no fix came for this long",
         parse: ValueParser.duration)
@@ -51,7 +56,7 @@ enum RunCommand: Command {
         name: "run", summary: "the long-running job beside a tracker: follow inputs, fire the rules",
         arguments: [Positional(name: "RULES", help: "the rules file")],
         options: [
-            input.erased, follow.erased, SharedOptions.format.erased, SharedOptions.inputTimeZone.erased,
+            input.erased, follow.erased, lineFormat.erased, SharedOptions.inputTimeZone.erased,
             SharedOptions.timeZone.erased, SharedOptions.state.erased, SharedOptions.logDirectory.erased,
             pauseAfter.erased, history.erased,
             fireHistory.erased, hooks.erased, grace.erased, keepLog.erased, verbose.erased, mqtt.erased,
@@ -78,6 +83,12 @@ enum RunCommand: Command {
         let mqttPublish = arguments.flag(Self.mqttPublish)
         let mqttClientID = arguments.value(Self.mqttClientID)
         let follow = arguments.flag(Self.follow)
+        // A GPX document is read whole and sorted by time; run follows lines as they come.
+        guard arguments.value(Self.lineFormat) != .gpx else {
+            throw CommandError.usage(
+                "run reads line formats (ndjson, owntracks, rec, csv); a GPX document is read by replay",
+                command: "run")
+        }
         var mqtt: MQTTSettings?
         if let mqttURL {
             do {
@@ -103,7 +114,7 @@ enum RunCommand: Command {
             rulesPath: rulesPath,
             inputs: inputPaths.map { RunConfiguration.Input(path: $0, follow: follow && $0 != "-") },
             stateDirectory: arguments.value(SharedOptions.state) ?? Store.defaultDirectory())
-        configuration.format = arguments.value(SharedOptions.format) ?? .auto
+        configuration.format = arguments.value(Self.lineFormat) ?? .auto
         configuration.inputTimeZone = arguments.value(SharedOptions.inputTimeZone) ?? .gmt
         configuration.pauseAfterSeconds = arguments.value(Self.pauseAfter)
         configuration.history = arguments.flag(Self.history)

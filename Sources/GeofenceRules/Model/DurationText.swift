@@ -3,14 +3,17 @@ import Foundation
 /// The one duration grammar of geofence, for the rules file and the command line alike, and the
 /// one way durations are shown to a person.
 public enum DurationText {
+    /// The longest duration read: 100 years. Longer ones (up to infinity, from 400 digits) are
+    /// refused, so that no summary or id computed from a duration can overflow an integer.
+    public static let maxSeconds = 100 * 365.25 * 86_400
     /// Seconds for a duration written as a plain number of seconds (`90`, `1.5`) or as numbers
     /// each followed by a unit `d`, `h`, `m` or `s` (`90s`, `20m`, `1h30m`, `1.5h`, `1d12h`);
-    /// nil for anything else, including a number that is not finite.
+    /// nil for anything else, including a number that is not finite or longer than ``maxSeconds``.
     ///
     /// What ``display(_:)`` writes reads back through this (`1h01m` is an hour and a minute).
     public static func parse(_ text: String) -> Double? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        if let plain = Double(trimmed) { return plain.isFinite ? plain : nil }
+        if let plain = Double(trimmed) { return plain.isFinite && plain <= maxSeconds ? plain : nil }
         var total = 0.0
         var number = ""
         var sawUnit = false
@@ -30,7 +33,7 @@ public enum DurationText {
             number = ""
             sawUnit = true
         }
-        return sawUnit && number.isEmpty && total.isFinite ? total : nil
+        return sawUnit && number.isEmpty && total.isFinite && total <= maxSeconds ? total : nil
     }
 
     /// A duration as every table and line shows it: `19s`, `23m28s`, `1h01m`, `2d03h`.

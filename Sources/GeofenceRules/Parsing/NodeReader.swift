@@ -92,6 +92,9 @@ struct NodeReader {
         return seconds
     }
 
+    /// The longest duration read: 100 years (see ``DurationText/maxSeconds``).
+    static let maxDurationSeconds = DurationText.maxSeconds
+
     static func parseDuration(_ text: String) -> Double? {
         DurationText.parse(text)
     }

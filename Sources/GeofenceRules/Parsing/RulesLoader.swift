@@ -120,11 +120,12 @@ private struct Parser {
         if case .mapping(let pairs, _)? = top["places"] { definedNames = pairs.map(\.key) }
 
         var rules: [Rule] = []
+        var ruleNames = Set<String>()
         if let node = top["rules"] {
             if case .sequence(let items, _) = node {
                 for (index, item) in items.enumerated() {
                     if let rule = rule(item, index: index, places: definedNames) {
-                        if rules.contains(where: { $0.name == rule.name }) {
+                        if !ruleNames.insert(rule.name).inserted {
                             reader.error(rule.mark, "duplicate rule name \"\(rule.name)\"")
                         }
                         rules.append(rule)

@@ -402,6 +402,7 @@ public final class Runner: @unchecked Sendable {
     // MARK: Signals
 
     private func installSignalHandlers() {
+        Resumptions.install()
         for (number, isReload) in [(SIGTERM, false), (SIGINT, false), (SIGHUP, true)] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
