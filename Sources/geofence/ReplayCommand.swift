@@ -65,6 +65,7 @@ enum ReplayCommand: Command {
             summary.count(output)
             printer.print(output)
         }
+        printer.footer(summary.latencyText)
         FileHandle.standardError.write(Data("geofence: \(summary)\n".utf8))
     }
 }
@@ -77,9 +78,14 @@ struct ReplaySummary: CustomStringConvertible {
     var commutes = 0
     var errors = 0
     var ignored = 0
+    /// Seconds from each crossing (enter or exit, not first determinations) to its confirmation.
+    var latencies: [Double] = []
 
     mutating func count(_ output: PipelineOutput) {
         if let reason = output.dropped { dropped[reason, default: 0] += 1 }
+        for event in output.placeEvents where event.transition == "enter" || event.transition == "exit" {
+            latencies.append(event.confirmedAt.timeIntervalSince(event.date))
+        }
         events += output.placeEvents.count
         actions += output.actions.count
         commutes += output.commutes.count
@@ -92,6 +98,16 @@ struct ReplaySummary: CustomStringConvertible {
         let dropText = drops.isEmpty ? "" : " (" + drops.joined(separator: ", ") + ")"
         return "replayed: \(events) events, \(actions) actions, \(commutes) commutes; "
             + "\(dropped.values.reduce(0, +)) fixes dropped by the filter\(dropText), \(errors) unreadable lines, "
-            + "\(ignored) records that move nothing"
+            + "\(ignored) records that move nothing; " + latencyText
+    }
+
+    /// The price of the hysteresis: median and worst time from a crossing to its confirmation.
+    var latencyText: String {
+        guard !latencies.isEmpty else { return "no crossings to confirm" }
+        let sorted = latencies.sorted()
+        let middle = sorted.count / 2
+        let median = sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+        return "confirmation latency median \(TimeText.duration(median)), "
+            + "worst \(TimeText.duration(sorted.last ?? 0)) over \(sorted.count) crossings"
     }
 }

@@ -37,10 +37,28 @@ enum SimulateCommand: Command {
             return parts
         })
 
+    static let everyMeters = Option(
+        "--every-meters", value: "M",
+        help: "thin the day as a distance-triggered tracker sends it: only a fix M metres from the last sent",
+        parse: { (text: String) throws(ValueError) -> Double in
+            guard let meters = Double(text), meters.isFinite, meters > 0 else {
+                throw ValueError(expected: "a positive number of metres")
+            }
+            return meters
+        })
+    static let keepAlive = Option(
+        "--keep-alive", value: "DURATION",
+        help:
+            "also a fix DURATION after the last sent (a tracker's keep-alive), with or without --every-meters",
+        parse: ValueParser.duration)
+
     static let definition = CommandDefinition(
         name: "simulate", summary: "the synthetic day as NDJSON fixes, to replay or to test rules against",
         arguments: [Positional(name: "WHAT", help: "what to simulate: day")],
-        options: [interval.erased, seed.erased, noise.erased, outliers.erased, date.erased],
+        options: [
+            interval.erased, seed.erased, noise.erased, outliers.erased, date.erased, everyMeters.erased,
+            keepAlive.erased,
+        ],
         discussion: """
             The day: home until 08:00, a commute to work (arriving about 08:25), lunch out, the gym \
             after work, home in the evening; in Europe/London.
@@ -60,11 +78,18 @@ enum SimulateCommand: Command {
         let outliers = arguments.value(Self.outliers) ?? []
         let parts = arguments.value(Self.date) ?? [2026, 3, 3]
         let date = (year: parts[0], month: parts[1], day: parts[2])
+        let everyMeters = arguments.value(Self.everyMeters)
+        let keepAlive = arguments.value(Self.keepAlive)
         let day = SyntheticDay(
             year: date.year, month: date.month, day: date.day, intervalSeconds: interval, noiseMeters: noise,
             outliers: outliers, seed: seed)
+        let fixes =
+            everyMeters != nil || keepAlive != nil
+            ? day.distanceTriggeredFixes(
+                everyMeters: everyMeters ?? .infinity, keepAliveSeconds: keepAlive ?? .infinity)
+            : day.fixes()
         var text = ""
-        for fix in day.fixes() {
+        for fix in fixes {
             text += line(fix, timeZone: day.timeZone)
             text += "\n"
         }

@@ -179,7 +179,7 @@ public final class Runner: @unchecked Sendable {
                 return flags
             }
             if flags.reload { reload() }
-            if !items.isEmpty { open.subtract(process(items)) }
+            if !items.isEmpty { open.subtract(process(items)) } else { tickClock() }
             catchUp.draw()
             checkPauses()
             pruneIfDue()
@@ -314,6 +314,20 @@ public final class Runner: @unchecked Sendable {
             log.info("input \(input) resumed")
             batch.add(pipeline.lifecycle(.inputResumed, at: Date(), detail: input), device: nil)
         }
+    }
+
+    /// The engine's tick: confirms the changes whose tracker's silence has lasted long enough,
+    /// without waiting for its next fix. Only when no input is waiting, so that a backlog being
+    /// read is never overtaken by the wall clock (each event is confirmed at its own deadline, so
+    /// the events are those a replay gives).
+    private func tickClock() {
+        var batch = Batch()
+        // Confirmed by silence: the evidence is the deadline it held to (fresh when live, old
+        // when the silence is the end of history).
+        for output in pipeline.advance(to: Date()) {
+            batch.add(output, device: output.device, evidence: output.placeEvents.map(\.confirmedAt).max())
+        }
+        if !batch.isEmpty { commit(batch) }
     }
 
     private func checkPauses() {
