@@ -1,5 +1,5 @@
-import Foundation
-import Geofence
+public import Foundation
+public import Geofence
 
 #if canImport(Glibc)
     import Glibc
@@ -62,10 +62,10 @@ public struct RecordReader: Sendable {
 
     /// Reads the whole input, handing each record to `record` in order (oldest first), each
     /// unreadable line to `error`, and remarks about the input as a whole (its order) to `note`.
-    /// Throws an `.unreadable` ``InputError`` when the input cannot be opened or read, and
+    /// Throws an `.unreadable` ``RecordError`` when the input cannot be opened or read, and
     /// whatever `record` throws.
     public func read(
-        record: (InputRecord) throws -> Void, error: (InputError) -> Void, note: (String) -> Void = { _ in }
+        record: (InputRecord) throws -> Void, error: (RecordError) -> Void, note: (String) -> Void = { _ in }
     ) throws {
         let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
@@ -86,7 +86,7 @@ public struct RecordReader: Sendable {
         func handle(_ line: InputLine) throws {
             guard !line.isTooLong else {
                 return error(
-                    InputError(
+                    RecordError(
                         source: source, line: Int(line.number),
                         message:
                             "line of \(line.byteCount) bytes is longer than \(maxLineBytes) bytes; skipped",
@@ -148,8 +148,8 @@ public struct RecordReader: Sendable {
         try order.finish(emit: record, note: note)
     }
 
-    private func unreadable(_ message: String) -> InputError {
-        InputError(source: source, line: 0, message: message, kind: .unreadable)
+    private func unreadable(_ message: String) -> RecordError {
+        RecordError(source: source, line: 0, message: message, kind: .unreadable)
     }
 }
 

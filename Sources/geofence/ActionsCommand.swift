@@ -115,7 +115,7 @@ struct ActionPrinter {
         case .remind(let message)?: what = "remind \"\(message)\""
         case nil: what = outbox.kind
         }
-        let on = fired.map { $0.transition + ($0.place.map { " " + $0 } ?? "") } ?? "-"
+        let on = fired.map { $0.transition.rawValue + ($0.place.map { " " + $0 } ?? "") } ?? "-"
         let outcome = outbox.lastError ?? stored.outcome ?? (outbox.isFinished ? "" : "-")
         return [
             TimeText.local(fired?.date ?? outbox.createdAt, in: timeZone), fired?.rule ?? "-", what, on,

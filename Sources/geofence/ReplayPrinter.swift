@@ -72,11 +72,11 @@ struct ReplayPrinter: Sendable {
     private func row(_ event: PlaceEvent) -> String {
         let what: String
         switch event.transition {
-        case "enter": what = "entered \(event.place)"
-        case "exit": what = "left \(event.place)"
-        case "determined":
-            what = "\(event.state == "satisfied" ? "inside" : "outside") \(event.place) (first determination)"
-        default: what = "\(event.place): \(event.transition) \(event.state)"
+        case .enter: what = "entered \(event.place)"
+        case .exit: what = "left \(event.place)"
+        case .determined:
+            what = "\(event.state == .satisfied ? "inside" : "outside") \(event.place) (first determination)"
+        default: what = "\(event.place): \(event.transition) \(event.state.rawValue)"
         }
         let confirmed = event.confirmedAt.timeIntervalSince(event.date)
         return "\(clock(event.date))  \(pad(event.device, 9))  \(what)"

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -9,7 +10,7 @@ extension EndToEnd {
     /// Issue 12: `check` warns about a hook program that is missing or not executable and about a
     /// `log:` directory that does not exist, without failing; a file with none has no warning.
     @Test func checkWarnsAboutHooksAndLogPathsThatCannotWork() throws {
-        let scratch = try Scratch("check-warn")
+        let scratch = try TemporaryDirectory("check-warn")
         try scratch.write("not-executable.sh", "#!/bin/sh\n")
         try scratch.write("fine.sh", "#!/bin/sh\n", executable: true)
         try scratch.write(
@@ -66,7 +67,7 @@ extension EndToEnd {
     /// Issue 12: `geofence actions` shows what fired and how it ended: a failed hook with its
     /// exit status and its output, as NDJSON, as a table, and with `--failed` alone.
     @Test func actionsListsAFailedHookWithItsOutput() throws {
-        let scratch = try Scratch("actions")
+        let scratch = try TemporaryDirectory("actions")
         try scratch.write(
             "lamp.sh",
             """
@@ -140,7 +141,7 @@ extension EndToEnd {
     /// Issue 12: `geofence actions --follow` prints what a run writes while it runs, like
     /// `journalctl -f`, until it is stopped.
     @Test func actionsFollowPrintsActionsAsARunWritesThem() throws {
-        let scratch = try Scratch("actions-follow")
+        let scratch = try TemporaryDirectory("actions-follow")
         try scratch.write("rules.yaml", DayFixtures.hookRules(hook: "/bin/true"))
         let day = try DayFixtures.day(in: scratch)
         let half = day.count / 4  // the morning: leaving home only

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Issue 12's command line: every command answers `--help` with its own usage, unknown words get
@@ -11,7 +12,7 @@ import Testing
     private func geofence(_ arguments: [String], stdin: String? = nil) throws -> (
         status: Int32, stdout: String, stderr: String
     ) {
-        let scratch = try Scratch("cli")
+        let scratch = try TemporaryDirectory("cli")
         return try GeofenceProcess.run(arguments, in: scratch.path, name: "cli", stdin: stdin)
     }
 
@@ -56,7 +57,7 @@ import Testing
     }
 
     @Test func runWithoutAnInputNamesTheOptionsThatGiveOne() throws {
-        let scratch = try Scratch("run-no-input")
+        let scratch = try TemporaryDirectory("run-no-input")
         try scratch.write("rules.yaml", DayFixtures.hookRules(hook: "/bin/true"))
         let result = try GeofenceProcess.run(["run", "rules.yaml"], in: scratch.path, name: "run")
         #expect(result.status == 2)

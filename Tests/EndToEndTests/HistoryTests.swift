@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -10,7 +11,7 @@ extension EndToEnd {
     /// but fires none of its actions (each is recorded as skipped, with the reason); the first
     /// live arrival after it fires.
     @Test func followingAFileWithADayOfHistoryFiresNothingFromItAndFiresTheFirstLiveArrival() throws {
-        let scratch = try Scratch("history")
+        let scratch = try TemporaryDirectory("history")
         try scratch.write(
             "hook.sh",
             """
@@ -64,13 +65,15 @@ extension EndToEnd {
                 #"{"latitude":51.500678,"longitude":-0.052595,"timestamp":\#(milliseconds),"horizontalAccuracy":10}"#
             )
         }
-        try Scratch.append(live.joined(separator: "\n") + "\n", to: scratch.file("fixes.ndjson"))
-        try waitUntil("the live arrival's hook") { Scratch.lines(scratch.file("fired.txt")).count == 2 }
-        #expect(Scratch.lines(scratch.file("fired.txt")).sorted() == ["enter work", "exit home"])
+        try TemporaryDirectory.append(live.joined(separator: "\n") + "\n", to: scratch.file("fixes.ndjson"))
+        try waitUntil("the live arrival's hook") {
+            TemporaryDirectory.lines(scratch.file("fired.txt")).count == 2
+        }
+        #expect(TemporaryDirectory.lines(scratch.file("fired.txt")).sorted() == ["enter work", "exit home"])
         run.send(SIGTERM)
         let ended = try run.waitForExit()
         #expect(ended.status == 0, "\(run.stderr)")
-        #expect(Scratch.lines(scratch.file("fired.txt")).count == 2, "nothing from the day fired")
+        #expect(TemporaryDirectory.lines(scratch.file("fired.txt")).count == 2, "nothing from the day fired")
         #expect(run.stderr.contains("not firing actions for events in the past"))
         #expect(run.stderr.contains("10 action(s) for past events were recorded as skipped"))
         let finished = try actions()
@@ -79,7 +82,7 @@ extension EndToEnd {
 
     /// `--fire-history` fires what history would have fired, for imports that want it.
     @Test func fireHistoryFiresTheActionsOfPastEvents() throws {
-        let scratch = try Scratch("fire-history")
+        let scratch = try TemporaryDirectory("fire-history")
         try scratch.write("rules.yaml", DayFixtures.hookRules(hook: "/bin/true"))
         try scratch.write("fixes.ndjson", try DayFixtures.day(in: scratch).joined(separator: "\n") + "\n")
         for (state, flags, status) in [("skip", [String](), "skipped"), ("fire", ["--fire-history"], "done")]
@@ -104,11 +107,11 @@ extension EndToEnd {
     /// On a terminal, a long read of history draws a progress line (position, rate, time left)
     /// that rewrites itself, and the caught-up line follows it. `script` gives the run a terminal.
     @Test func aProgressLineIsDrawnOnATerminalWhileHistoryIsRead() throws {
-        let scratch = try Scratch("progress")
+        let scratch = try TemporaryDirectory("progress")
         try scratch.write("rules.yaml", DayFixtures.hookRules(hook: "/bin/true"))
         try scratch.write(
             "fixes.ndjson", try DayFixtures.day(interval: "10s", in: scratch).joined(separator: "\n") + "\n")
-        let executable = try #require(geofenceExecutable).path
+        let executable = try GeofenceCommand.executable().path
         let script = Process()
         script.executableURL = URL(fileURLWithPath: "/usr/bin/script")
         let command =
@@ -125,9 +128,9 @@ extension EndToEnd {
             for pid in processes(mentioning: scratch.path, "fixes.ndjson") { kill(pid, SIGKILL) }
         }
         try waitUntil("the caught-up line on the terminal") {
-            Scratch.read(scratch.file("terminal.log")).contains("caught up (read ")
+            TemporaryDirectory.read(scratch.file("terminal.log")).contains("caught up (read ")
         }
-        let screen = Scratch.read(scratch.file("terminal.log"))
+        let screen = TemporaryDirectory.read(scratch.file("terminal.log"))
         #expect(screen.contains("\r\u{1B}[Kreading history: fixes.ndjson "))
         #expect(screen.contains(" lines/s, about "))
         for pid in processes(mentioning: scratch.path, "fixes.ndjson") { kill(pid, SIGTERM) }

@@ -1,5 +1,6 @@
 import Foundation
 import GeofenceRuntime
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -11,7 +12,7 @@ extension EndToEnd {
     /// GEOFENCE_MQTT_PASSWORD unset, `mqtts://` against a plain port, and a broker that cannot be
     /// reached, which is warned about again while it lasts (not once and then never).
     @Test func mqttProblemsSayWhatIsWrongAndWhatToDo() throws {
-        let scratch = try Scratch("mqtt-diagnosis")
+        let scratch = try TemporaryDirectory("mqtt-diagnosis")
         try scratch.write("rules.yaml", DayFixtures.hookRules(hook: "/bin/true"))
         // A broker that wants a password (user geo, password secret).
         let port = try Broker.freePort()
@@ -74,7 +75,7 @@ extension EndToEnd {
     /// their events stored with the true times, and each action fires only if its evidence is
     /// within its rule's `max_delay:` (none for a log line that wants them all).
     @Test func messagesQueuedDuringAnOutageAreHistoryJudgedByMaxDelay() throws {
-        let scratch = try Scratch("mqtt-outage")
+        let scratch = try TemporaryDirectory("mqtt-outage")
         let broker = try Broker(in: scratch)
         try scratch.write("hook.sh", "#!/bin/sh\necho \"$GEOFENCE_RULE\" >> fired.txt\n", executable: true)
         try scratch.write(
@@ -123,7 +124,7 @@ extension EndToEnd {
 
         let second = try start("second", subscriptions: 2)
         try waitUntil("the queued arrival at work to fire") {
-            Scratch.lines(scratch.file("fired.txt")).contains("work arrival")
+            TemporaryDirectory.lines(scratch.file("fired.txt")).contains("work arrival")
         }
         second.send(SIGTERM)
         #expect(try second.waitForExit().status == 0, "\(second.stderr)")
@@ -131,7 +132,7 @@ extension EndToEnd {
         // Fired: the log line that wants every arrival, and the arrival at work 4-5 minutes ago.
         // Skipped: the reminder for an arrival 26 minutes ago (max_delay 10m), and leaving home,
         // known from the first fixes at work 5 to 4 minutes ago (max_delay 1m).
-        #expect(Scratch.lines(scratch.file("fired.txt")).sorted() == ["home log", "work arrival"])
+        #expect(TemporaryDirectory.lines(scratch.file("fired.txt")).sorted() == ["home log", "work arrival"])
         let store = try Store(directory: scratch.file("state"))
         defer { store.close() }
         let events = try store.events()

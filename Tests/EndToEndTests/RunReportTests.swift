@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 extension EndToEnd {
@@ -6,7 +7,7 @@ extension EndToEnd {
     /// in milliseconds dropped as from the future) is said once per kind and input, with what it
     /// means, and counted in the summary that ends the run.
     @Test func silentProblemsAreWarnedOncePerKindAndCountedInTheSummary() throws {
-        let scratch = try Scratch("report")
+        let scratch = try TemporaryDirectory("report")
         try scratch.write("rules.yaml", DayFixtures.hookRules(hook: "/bin/true"))
         let now = Int64(Date().timeIntervalSince1970)
         var lines: [String] = []

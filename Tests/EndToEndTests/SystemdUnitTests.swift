@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The repository's root, three folders above this file.
@@ -10,17 +11,17 @@ extension EndToEnd {
     /// `systemd-analyze verify` without a single warning (an unknown key or a bad value is only a
     /// warning there, so the test reads standard error too). `make setup` installs systemd's tools.
     @Test func theShippedSystemdUnitsVerify() throws {
-        let scratch = try Scratch("systemd")
+        let scratch = try TemporaryDirectory("systemd")
         let analyze = "/usr/bin/systemd-analyze"
         try #require(FileManager.default.isExecutableFile(atPath: analyze), "make setup installs systemd")
-        let executable = try #require(geofenceExecutable).path
+        let executable = try GeofenceCommand.executable().path
         let folder = repository.appendingPathComponent("Examples/systemd").path
         let system = [
             "geofence.service", "geofence-mqtt.service", "geofence-current-month.service",
             "geofence-current-month.timer",
         ]
         for name in system + ["geofence-user.service"] {
-            let text = Scratch.read(folder + "/" + name)
+            let text = TemporaryDirectory.read(folder + "/" + name)
             try #require(!text.isEmpty, "\(name) is shipped")
             try FileManager.default.createDirectory(
                 atPath: scratch.file(name == "geofence-user.service" ? "user" : "system"),
@@ -61,7 +62,7 @@ extension EndToEnd {
         #expect(userResult.status == 0, "\(userResult.stderr)")
         #expect(userResult.stderr.isEmpty, "\(userResult.stderr)")
         // The system units keep the rules read-only and write logs under LogsDirectory=.
-        let service = Scratch.read(folder + "/geofence.service")
+        let service = TemporaryDirectory.read(folder + "/geofence.service")
         #expect(service.contains("--log-directory /var/log/geofence"))
         #expect(service.contains("LogsDirectory=geofence"))
         #expect(service.contains("EnvironmentFile=-/etc/geofence/geofence.env"))
@@ -74,7 +75,7 @@ extension EndToEnd {
     /// unchanged.
     @Test(arguments: ["commute.yaml", "hooks.yaml", "reminders.yaml"])
     func everyShippedRulesFileWorksWithReadOnlyRulesAndALogDirectory(rules: String) throws {
-        let scratch = try Scratch("shipped-\(rules)")
+        let scratch = try TemporaryDirectory("shipped-\(rules)")
         let etc = scratch.file("etc")
         // `cp -rL Rules/. /etc/geofence/`, as the units' comments say: the hooks link is followed.
         try FileManager.default.copyItem(atPath: repository.appendingPathComponent("Rules").path, toPath: etc)
@@ -111,9 +112,9 @@ extension EndToEnd {
         #expect(try listing() == before, "nothing is written beside the rules")
         switch rules {
         case "commute.yaml":
-            #expect(Scratch.lines(scratch.file("logs/commutes.ndjson")).count == 2)
+            #expect(TemporaryDirectory.lines(scratch.file("logs/commutes.ndjson")).count == 2)
         case "hooks.yaml":
-            #expect(Scratch.lines(scratch.file("logs/events-seen.ndjson")).count >= 1)
+            #expect(TemporaryDirectory.lines(scratch.file("logs/events-seen.ndjson")).count >= 1)
         default: break
         }
     }

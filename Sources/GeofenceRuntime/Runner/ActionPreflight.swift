@@ -1,5 +1,5 @@
-import Foundation
-import GeofenceRules
+public import Foundation
+public import GeofenceRules
 
 #if canImport(Glibc)
     import Glibc

@@ -45,7 +45,8 @@ struct Batch {
             for event in output.placeEvents {
                 step.events.append(
                     StoredEvent(
-                        id: event.id, device: event.device, kind: event.transition, place: event.place,
+                        id: event.id, device: event.device, kind: event.transition.rawValue,
+                        place: event.place,
                         date: event.date,
                         confirmedAt: event.confirmedAt, json: try EngineJSON.line("event", event)))
             }
@@ -60,20 +61,14 @@ struct Batch {
             for action in output.actions {
                 let skip = policy.skipReason(
                     evidence: evidence ?? now, now: now, maxDelay: maxDelays[action.rule] ?? nil)
-                let kind: String
-                switch action.kind {
-                case .log: kind = "log"
-                case .run: kind = "run"
-                case .remind:
-                    kind = "remind"
-                    if skip == nil {
-                        step.remindersDelivered.append(
-                            ReminderDelivery(
-                                rule: action.rule, device: action.device, key: action.id, at: now))
-                    }
+                // A skipped reminder is not delivered.
+                if case .remind = action.kind, skip == nil {
+                    step.remindersDelivered.append(
+                        ReminderDelivery(rule: action.rule, device: action.device, key: action.id, at: now))
                 }
                 let payload = String(decoding: try encoder.encode(action), as: UTF8.self)
-                var outbox = OutboxAction(id: action.id, kind: kind, payloadJSON: payload, createdAt: now)
+                var outbox = OutboxAction(
+                    id: action.id, kind: action.kind.name.rawValue, payloadJSON: payload, createdAt: now)
                 if let skip {
                     outbox.status = .skipped
                     outbox.lastError = skip

@@ -1,7 +1,7 @@
-import Foundation
+public import Foundation
 import Geofence
-import GeofenceInput
-import GeofenceRules
+public import GeofenceInput
+public import GeofenceRules
 
 /// Decides whether an action fires or is recorded as skipped, from how old the evidence that
 /// caused it is when the run commits it.
