@@ -7,8 +7,9 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # pkg-config name : Debian package providing it
 PKGS := geos:libgeos-dev yaml-0.1:libyaml-dev sqlite3:libsqlite3-dev libmosquitto:libmosquitto-dev zlib:zlib1g-dev libnats:libnats-dev
 # command : Debian package providing it (programs the tests run: a private MQTT broker and clients,
-# Chromium for the report's screenshot, a NATS JetStream cluster)
-CMDS := mosquitto:mosquitto mosquitto_pub:mosquitto-clients mosquitto_sub:mosquitto-clients chromium:chromium nats-server:nats-server
+# Chromium for the report's rendering tests, a NATS JetStream cluster, systemd-analyze to verify the
+# units in Examples/systemd)
+CMDS := mosquitto:mosquitto mosquitto_pub:mosquitto-clients mosquitto_sub:mosquitto-clients chromium:chromium nats-server:nats-server systemd-analyze:systemd
 
 .PHONY: setup build test demo screenshot bench bench-reference format clean fuzz fuzz-build sanitizers
 

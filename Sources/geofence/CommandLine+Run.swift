@@ -1,53 +1,102 @@
 import Foundation
 import Geofence
 
-/// A failure a command reports to the user: a message and an exit status.
-struct CommandError: Error, CustomStringConvertible {
-    let message: String
-    var status: Int32 = 1
-    /// Whether to start the message with "geofence: "; diagnostics that begin with a file name
-    /// (`rules.yaml:3:5: ...`) read better without it.
-    var prefixed = true
-    var description: String { message }
+/// Every command of the tool, in the order `geofence help` lists them.
+enum Commands {
+    /// A command as the dispatcher knows it.
+    enum Entry {
+        /// A command declared with ``Command``: parsed, usage and `--help` made from its definition.
+        case command(any Command.Type)
+        /// A command that parses its own words (see ``Command`` to convert it).
+        case legacy(name: String, summary: String, run: ([String]) throws -> Void)
+
+        var name: String {
+            switch self {
+            case .command(let type): type.definition.name
+            case .legacy(let name, _, _): name
+            }
+        }
+
+        var summary: String {
+            switch self {
+            case .command(let type): type.definition.summary
+            case .legacy(_, let summary, _): summary
+            }
+        }
+    }
+
+    /// The commands. Adding one is one line here (see ``Command``).
+    static var all: [Entry] {
+        [
+            .command(CheckCommand.self),
+            .command(ReplayCommand.self),
+            .command(ReportCommand.self),
+            .command(RunCommand.self),
+            .command(ActionsCommand.self),
+            .command(EventsCommand.self),
+            .command(CommutesCommand.self),
+            .command(StaysCommand.self),
+            .command(SimulateCommand.self),
+            .command(DemoCommand.self),
+        ]
+    }
+
+    /// The command called `name`.
+    static func named(_ name: String) -> Entry? {
+        all.first { $0.name == name }
+    }
 }
 
 extension CommandLine {
-    static let usage = """
-        usage: geofence <command> [options]
+    /// The version `geofence --version` prints.
+    static let version = "0.3.0"
 
-        commands:
-          check RULES              check a rules file; print its places and rules, or every error
-          replay RULES INPUT       run recorded fixes through the rules; print events and actions
-          report RULES INPUT -o F  what the engine decided and why, as one HTML page (or --state DIR)
-          run RULES --input PATH   the long-running job beside a tracker (see geofence run --help)
-          demo                     print the example places and the signed distance of a few fixes
-          stays FILE|-             the visits (stays) in a file of NDJSON fixes, as NDJSON or --table
-          simulate day             the synthetic day as NDJSON fixes (--interval, --seed, --noise, --outliers)
-          events                   the stored event log as NDJSON or --table (--state, --since, --limit)
-          commutes                 the stored commutes as NDJSON or --table (--state, --limit)
-          help                     show this text
-        """
+    /// The text `geofence help` prints: every command with its summary.
+    static var usage: String {
+        let rows = Commands.all.map { ($0.name, $0.summary) }
+        return
+            (["usage: geofence <command> [options]", "", "commands:"] + Usage.table(rows)
+            + [
+                "", "geofence help COMMAND (or geofence COMMAND --help) shows a command's options.",
+                "geofence --version prints the version.",
+            ]).joined(separator: "\n")
+    }
 
     /// Runs one command line, returning the process exit status.
     static func run(_ arguments: [String]) -> Int32 {
-        guard let command = arguments.first else {
+        guard let word = arguments.first else {
             FileHandle.standardError.write(Data((usage + "\n").utf8))
             return 2
         }
         let rest = Array(arguments.dropFirst())
         do {
-            switch command {
-            case "check": try CheckCommand.run(rest)
-            case "replay": try ReplayCommand.run(rest)
-            case "report": try ReportCommand.run(rest)
-            case "run": try RunCommand.run(rest)
-            case "demo": try DemoCommand.run(rest)
-            case "stays": try StaysCommand.run(rest)
-            case "simulate": try SimulateCommand.run(rest)
-            case "events": try EventsCommand.run(rest)
-            case "commutes": try CommutesCommand.run(rest)
-            case "help", "--help", "-h": print(usage)
-            default: throw CommandError(message: "unknown command '\(command)'\n\n\(usage)", status: 2)
+            switch word {
+            case "help", "--help", "-h":
+                guard let topic = rest.first else {
+                    print(usage)
+                    return 0
+                }
+                try help(for: topic)
+            case "--version", "version":
+                print("geofence \(version)")
+            default:
+                guard let entry = Commands.named(word) else {
+                    let names = Commands.all.map(\.name) + ["help"]
+                    throw CommandError(
+                        message: "unknown command '\(word)'\(Suggestion.didYouMean(word, among: names))\n"
+                            + "see 'geofence help' for the list of commands",
+                        status: 2)
+                }
+                switch entry {
+                case .command(let type):
+                    let parsed = try ParsedArguments(rest, definition: type.definition)
+                    if parsed.wantsHelp {
+                        print(Usage.help(type.definition))
+                    } else {
+                        try type.run(parsed)
+                    }
+                case .legacy(_, _, let run): try run(rest)
+                }
             }
             return 0
         } catch let error as CommandError {
@@ -57,6 +106,19 @@ extension CommandLine {
         } catch {
             FileHandle.standardError.write(Data("geofence: \(error)\n".utf8))
             return 1
+        }
+    }
+
+    /// Prints the help of the command called `topic`.
+    private static func help(for topic: String) throws {
+        switch Commands.named(topic) {
+        case .command(let type): print(Usage.help(type.definition))
+        // A command that parses its own words prints its own help.
+        case .legacy(_, _, let run): try run(["--help"])
+        case nil:
+            let names = Commands.all.map(\.name)
+            throw CommandError(
+                message: "no command '\(topic)'\(Suggestion.didYouMean(topic, among: names))", status: 2)
         }
     }
 }

@@ -2,40 +2,32 @@ import Foundation
 import GeofenceRuntime
 
 /// `geofence commutes`: the stored commutes, as NDJSON (each commute's stored JSON) or as a table.
-enum CommutesCommand {
-    static let usage = """
-        usage: geofence commutes [--state DIR] [--limit N] [--table] [--time-zone ID]
-          --limit N      only the last N commutes to start
-        """
+enum CommutesCommand: Command {
+    static let definition = CommandDefinition(
+        name: "commutes", summary: "the stored commutes as NDJSON or --table",
+        options: SharedOptions.listing)
 
-    static func run(_ arguments: [String]) throws {
-        if arguments.contains("-h") || arguments.contains("--help") {
-            print(usage)
-            return
-        }
-        let options = try StoredListingOptions.parse(arguments, usage: usage, acceptsSince: false)
-        let reader = try options.openReader()
+    static func run(_ arguments: ParsedArguments) throws {
+        let listing = StoredListing(arguments)
+        let reader = try listing.openReader()
         defer { reader.close() }
-        let commutes = try reader.commutes(limit: options.limit)
-        guard options.table else {
+        let commutes = try reader.commutes(limit: listing.limit)
+        guard listing.table else {
             printLines(commutes.map(\.json))
             return
         }
-        let header = [
-            tableCell("start", 21), tableCell("end", 21), tableCell("took", 9), tableCell("from", 14),
-            tableCell("to", 14), tableCell("rule", 14), tableCell("status", 11), "device",
-        ].joined()
-        printLines(
-            [header]
-                + commutes.map { commute in
-                    [
-                        tableCell(commute.start.map { TimeText.local($0, in: options.timeZone) } ?? "?", 21),
-                        tableCell(commute.end.map { TimeText.local($0, in: options.timeZone) } ?? "-", 21),
-                        tableCell(commute.durationSeconds.map(TimeText.duration) ?? "-", 9),
-                        tableCell(commute.fromPlace, 14), tableCell(commute.toPlace, 14),
-                        tableCell(commute.rule, 14),
-                        tableCell(commute.status, 11), commute.device ?? "-",
-                    ].joined()
-                })
+        let zone = listing.timeZone
+        var table = TextTable(columns: [
+            "start (\(DisplayZone.name(zone)))", "end", "took", "from", "to", "rule", "status", "device",
+        ])
+        table.rows = commutes.map { commute in
+            [
+                commute.start.map { TimeText.local($0, in: zone) } ?? "?",
+                commute.end.map { TimeText.local($0, in: zone) } ?? "-",
+                commute.durationSeconds.map(TimeText.duration) ?? "-",
+                commute.fromPlace, commute.toPlace, commute.rule, commute.status, commute.device ?? "-",
+            ]
+        }
+        printLines(table.lines())
     }
 }

@@ -2,8 +2,11 @@ import Foundation
 import Geofence
 
 /// `geofence demo`: the conditions of an example and the signed distance of a few fixes.
-enum DemoCommand {
-    static func run(_ arguments: [String]) throws {
+enum DemoCommand: Command {
+    static let definition = CommandDefinition(
+        name: "demo", summary: "print the example places and the signed distance of a few fixes")
+
+    static func run(_ arguments: ParsedArguments) throws {
         let home = try Coordinate(latitude: 51.5007, longitude: -0.1246)
         let conditions: [(String, Condition)] = [
             ("home", .circle(try CircularCondition(center: home, radiusMeters: 150))),

@@ -2,40 +2,38 @@ import Foundation
 import GeofenceRuntime
 
 /// `geofence events`: the stored event log, as NDJSON (each event's stored JSON) or as a table.
-enum EventsCommand {
-    static let usage = """
-        usage: geofence events [--state DIR] [--since DATE] [--limit N] [--table] [--time-zone ID]
-          --since DATE   events at or after DATE (2026-03-03, or 2026-03-03T07:00:00Z)
-          --limit N      only the last N of them
-        """
+enum EventsCommand: Command {
+    static let since = Option(
+        "--since", value: "DATE", help: "events at or after DATE (2026-03-03, or 2026-03-03T07:00:00Z)",
+        parse: ValueParser.text)
 
-    static func run(_ arguments: [String]) throws {
-        if arguments.contains("-h") || arguments.contains("--help") {
-            print(usage)
-            return
+    static let definition = CommandDefinition(
+        name: "events", summary: "the stored event log as NDJSON or --table",
+        options: [since.erased] + SharedOptions.listing,
+        discussion: "A date without a time means its midnight in the display zone.")
+
+    static func run(_ arguments: ParsedArguments) throws {
+        let listing = StoredListing(arguments)
+        let since = try arguments.value(Self.since).map {
+            try ValueParser.date($0, for: "--since", timeZone: listing.timeZone, command: definition.name)
         }
-        let options = try StoredListingOptions.parse(arguments, usage: usage, acceptsSince: true)
-        let reader = try options.openReader()
+        let reader = try listing.openReader()
         defer { reader.close() }
-        let events = try reader.events(since: options.since, limit: options.limit)
-        guard options.table else {
+        let events = try reader.events(since: since, limit: listing.limit)
+        guard listing.table else {
             printLines(events.map(\.json))
             return
         }
-        let header = [
-            tableCell("date", 21), tableCell("event", 14), tableCell("place", 16), tableCell("device", 14),
-            "confirmed",
-        ].joined()
-        printLines(
-            [header]
-                + events.map { event in
-                    [
-                        tableCell(TimeText.local(event.date, in: options.timeZone), 21),
-                        tableCell(event.kind, 14),
-                        tableCell(event.place ?? "-", 16), tableCell(event.device ?? "-", 14),
-                        event.confirmedAt.map { "+" + TimeText.duration($0.timeIntervalSince(event.date)) }
-                            ?? "-",
-                    ].joined()
-                })
+        var table = TextTable(columns: [
+            "date (\(DisplayZone.name(listing.timeZone)))", "event", "place", "device", "confirmed",
+        ])
+        table.rows = events.map { event in
+            [
+                TimeText.local(event.date, in: listing.timeZone), event.kind, event.place ?? "-",
+                event.device ?? "-",
+                event.confirmedAt.map { "+" + TimeText.duration($0.timeIntervalSince(event.date)) } ?? "-",
+            ]
+        }
+        printLines(table.lines())
     }
 }

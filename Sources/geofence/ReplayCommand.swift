@@ -6,78 +6,45 @@ import GeofenceRules
 /// `geofence replay RULES INPUT`: runs recorded fixes and visits through the filter, visit
 /// detection, the monitor and the rules, and prints every event and every action that would fire.
 /// Nothing is executed: no hook runs, no log file is written.
-enum ReplayCommand {
-    static let usage = """
-        usage: geofence replay RULES INPUT [--table] [--format FORMAT] [--time-zone ZONE] [--verbose]
-                                           [--threads N]
-
-          INPUT              a file, or - for standard input
-          --table            print for a person instead of NDJSON
-          --format FORMAT    auto (default), ndjson, owntracks, rec, gpx or csv
-          --time-zone ZONE   the zone of input times written without one (default UTC)
-          --verbose          also print each fix the filter drops, with the reason
-          --threads N        devices processed on N threads (default: the processors, at most 8);
-                             the output is the same for every N
-        """
+enum ReplayCommand: Command {
+    static let verbose = Option.flag(
+        "--verbose", "-v", help: "also print each fix the filter drops, with the reason")
+    static let threads = Option(
+        "--threads", value: "N",
+        help: "devices processed on N threads (default: the processors, at most 8); the output is the "
+            + "same for every N", parse: ValueParser.count)
 
     /// Records per batch: large enough that handing a batch to the threads costs little per record,
     /// small enough that output follows input closely.
     static let batchSize = 4096
 
-    struct Options {
-        var rulesPath: String?
-        var inputPath: String?
-        var table = false
-        var verbose = false
-        var format = InputFormat.auto
-        var timeZone = TimeZone.gmt
-        var threads = min(8, max(1, ProcessInfo.processInfo.activeProcessorCount))
-    }
+    static let definition = CommandDefinition(
+        name: "replay", summary: "run recorded fixes through the rules; print events and actions",
+        arguments: [
+            Positional(name: "RULES", help: "the rules file"),
+            Positional(name: "INPUT", help: "a file of fixes or visits, or - for standard input"),
+        ],
+        options: [SharedOptions.table.erased, SharedOptions.timeZone.erased] + SharedOptions.reading + [
+            verbose.erased, threads.erased,
+        ],
+        discussion: """
+            Nothing is executed: no hook runs, no log file is written. Every event and every action \
+            that would fire is printed, as NDJSON or, with --table, for a person in the display zone.
+            """)
 
-    static func parse(_ arguments: [String]) throws -> Options {
-        var options = Options()
-        var rest = arguments[...]
-        while let argument = rest.popFirst() {
-            switch argument {
-            case "--table": options.table = true
-            case "--verbose", "-v": options.verbose = true
-            case "--format": options.format = try ArgumentText.format(after: argument, in: &rest)
-            case "--time-zone": options.timeZone = try ArgumentText.timeZone(after: argument, in: &rest)
-            case "--threads":
-                let text = try ArgumentText.value(after: argument, in: &rest)
-                guard let threads = Int(text), (1...64).contains(threads) else {
-                    throw CommandError(
-                        message: "--threads wants a number from 1 to 64, not '\(text)'", status: 2)
-                }
-                options.threads = threads
-            default:
-                if argument.hasPrefix("-"), argument != "-" {
-                    throw CommandError(message: "unknown option '\(argument)'\n\n\(usage)", status: 2)
-                }
-                if options.rulesPath == nil {
-                    options.rulesPath = argument
-                } else if options.inputPath == nil {
-                    options.inputPath = argument
-                } else {
-                    throw CommandError(message: "one input at a time\n\n\(usage)", status: 2)
-                }
-            }
-        }
-        return options
-    }
-
-    static func run(_ arguments: [String]) throws {
-        if arguments.contains("-h") || arguments.contains("--help") {
-            print(usage)
-            return
-        }
-        let options = try parse(arguments)
-        guard let rulesPath = options.rulesPath, let inputPath = options.inputPath else {
-            throw CommandError(message: usage, status: 2)
+    static func run(_ arguments: ParsedArguments) throws {
+        guard let rulesPath = arguments.positional("RULES"), let inputPath = arguments.positional("INPUT")
+        else { return }
+        let format = arguments.value(SharedOptions.format) ?? .auto
+        let inputTimeZone = arguments.value(SharedOptions.inputTimeZone) ?? .gmt
+        let verbose = arguments.flag(Self.verbose)
+        let threadCount = arguments.value(Self.threads) ?? min(8, max(1, ProcessInfo.processInfo.activeProcessorCount))
+        guard threadCount <= 64 else {
+            throw CommandError(message: "--threads wants a number from 1 to 64", status: 2)
         }
         // One copy of the rules per thread: each shard owns its polygons' GEOS contexts.
         var copies: [RulesFile] = []
-        for _ in 0..<options.threads {
+        for _ in 0..<threadCount {
             switch RulesLoader.load(path: rulesPath) {
             case .success(let loaded): copies.append(loaded)
             case .failure(let error):
@@ -88,9 +55,11 @@ enum ReplayCommand {
         }
         let rules = copies[0]
         var pipeline = ShardedPipeline(rules: copies)
-        let printer = ReplayPrinter(table: options.table, timeZone: rules.timeZone)
+        let printer = ReplayPrinter(
+            table: arguments.flag(SharedOptions.table), timeZone: DisplayZone.resolve(arguments, rules: rules)
+        )
         var summary = ReplaySummary()
-        let reader = RecordReader(path: inputPath, format: options.format, timeZone: options.timeZone)
+        let reader = RecordReader(path: inputPath, format: format, timeZone: inputTimeZone)
         printer.header()
         // Records are processed in batches, the devices of a batch in parallel; the outputs come
         // back in input order.
@@ -102,7 +71,7 @@ enum ReplayCommand {
                     continue
                 }
                 summary.count(output)
-                if let reason = output.dropped, options.verbose, let fix = record.fix {
+                if let reason = output.dropped, verbose, let fix = record.fix {
                     printer.dropped(fix, reason: reason)
                 }
                 printer.print(output)
@@ -180,7 +149,7 @@ struct ReplaySummary: CustomStringConvertible {
         let sorted = latencies.sorted()
         let middle = sorted.count / 2
         let median = sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-        return "confirmation latency median \(RulesDuration.text(median.rounded())), "
-            + "worst \(RulesDuration.text((sorted.last ?? 0).rounded())) over \(sorted.count) crossings"
+        return "confirmation latency median \(TimeText.duration(median)), "
+            + "worst \(TimeText.duration(sorted.last ?? 0)) over \(sorted.count) crossings"
     }
 }

@@ -14,7 +14,7 @@ struct ReplayPrinter: Sendable {
 
     func header() {
         guard table else { return }
-        write(pad("time (\(timeZone.identifier))", 19) + "  " + pad("device", 9) + "  what")
+        write(pad("time (\(DisplayZone.name(timeZone)))", 19) + "  " + pad("device", 9) + "  what")
     }
 
     /// Ends a table with a summary line (the confirmation latency); NDJSON gets none.
@@ -78,15 +78,15 @@ struct ReplayPrinter: Sendable {
             what = "\(event.state == .satisfied ? "inside" : "outside") \(event.place) (first determination)"
         default: what = "\(event.place): \(event.transition) \(event.state.rawValue)"
         }
-        let confirmed = Int(event.confirmedAt.timeIntervalSince(event.date).rounded())
+        let confirmed = event.confirmedAt.timeIntervalSince(event.date)
         return "\(clock(event.date))  \(pad(event.device, 9))  \(what)"
-            + (confirmed > 0 ? " (confirmed \(confirmed)s later)" : "")
+            + (confirmed.rounded() > 0 ? " (confirmed \(TimeText.duration(confirmed)) later)" : "")
     }
 
     private func row(_ visit: Visit, device: String) -> String {
         let position = String(format: "%.5f, %.5f", visit.coordinate.latitude, visit.coordinate.longitude)
         if let departure = visit.departure {
-            let stayed = visit.duration.map { " after \(RulesDuration.text(($0 / 60).rounded() * 60))" } ?? ""
+            let stayed = visit.duration.map { " after \(TimeText.duration($0))" } ?? ""
             return "\(clock(departure))  \(pad(device, 9))  visit ended at \(position)\(stayed)"
         }
         return "\(clock(visit.arrival ?? .distantPast))  \(pad(device, 9))  visit started at \(position)"
@@ -99,7 +99,7 @@ struct ReplayPrinter: Sendable {
         }
         return
             "\(clock(end))  \(head): left \(clock(commute.start).suffix(8)), arrived \(clock(end).suffix(8)), "
-            + RulesDuration.text((duration / 60).rounded() * 60)
+            + TimeText.duration(duration)
     }
 
     private func row(_ action: FiredAction) -> String {

@@ -7,21 +7,33 @@ import GeofenceRuntime
 
 /// `geofence report RULES INPUT -o report.html` (a replay) or `geofence report --state DIR`
 /// (what a `run` stored): one self-contained HTML page showing what the engine decided and why.
-enum ReportCommand {
-    static let usage = """
-        usage: geofence report RULES INPUT -o FILE [--device NAME] [--format FORMAT] [--time-zone ZONE]
-               geofence report --state DIR [RULES] -o FILE [--device NAME]
+enum ReportCommand: Command {
+    static let output = Option(
+        "--output", "-o", value: "FILE", help: "where to write the page (default report.html)",
+        parse: ValueParser.text)
+    static let device = Option(
+        "--device", value: "NAME",
+        help: "the device shown (default: the first in the input, or the busiest in the store)",
+        parse: ValueParser.text)
+    static let state = Option(
+        "--state", value: "DIR",
+        help: "report what a `geofence run` stored in DIR instead (events, commutes, hooks and their "
+            + "outcomes; the store keeps no fixes, so no track); RULES, if given, draws the places and "
+            + "sets the time zone", parse: ValueParser.text)
 
-          INPUT              a file, or - for standard input, replayed as `geofence replay` does
-          --state DIR        report what a `geofence run` stored in DIR instead (events, commutes,
-                             hooks and their outcomes; the store keeps no fixes, so no track);
-                             RULES, if given, draws the places and sets the time zone
-          -o, --output FILE  where to write the page (default report.html)
-          --device NAME      the device shown (default: the first in the input, or the busiest in
-                             the store)
-          --format FORMAT    auto (default), ndjson, owntracks, rec, gpx or csv
-          --time-zone ZONE   the zone of input times written without one (default UTC)
-        """
+    static let definition = CommandDefinition(
+        name: "report", summary: "what the engine decided and why, as one self-contained HTML page",
+        arguments: [
+            Positional(name: "RULES", help: "the rules file (needed for a replay)", optional: true),
+            Positional(
+                name: "INPUT", help: "a file, or - for standard input, replayed as `geofence replay` does",
+                optional: true),
+        ],
+        options: [output.erased, state.erased, device.erased] + SharedOptions.reading,
+        discussion: """
+            geofence report RULES INPUT -o FILE      a replay
+            geofence report --state DIR [RULES] -o FILE   what a run stored
+            """)
 
     struct Options {
         var paths: [String] = []
@@ -32,33 +44,26 @@ enum ReportCommand {
         var timeZone = TimeZone.gmt
     }
 
-    static func parse(_ arguments: [String]) throws -> Options {
+    static func parse(_ arguments: ParsedArguments) throws -> Options {
         var options = Options()
-        var rest = arguments[...]
-        while let argument = rest.popFirst() {
-            switch argument {
-            case "-o", "--output": options.output = try ArgumentText.value(after: argument, in: &rest)
-            case "--state": options.state = try ArgumentText.value(after: argument, in: &rest)
-            case "--device": options.device = try ArgumentText.value(after: argument, in: &rest)
-            case "--format": options.format = try ArgumentText.format(after: argument, in: &rest)
-            case "--time-zone": options.timeZone = try ArgumentText.timeZone(after: argument, in: &rest)
-            default:
-                if argument.hasPrefix("-"), argument != "-" {
-                    throw CommandError(message: "unknown option '\(argument)'\n\n\(usage)", status: 2)
-                }
-                options.paths.append(argument)
-            }
-        }
+        options.paths = ["RULES", "INPUT"].compactMap { arguments.positional($0) }
+        options.state = arguments.value(state)
+        options.output = arguments.value(output) ?? options.output
+        options.device = arguments.value(device)
+        options.format = arguments.value(SharedOptions.format) ?? .auto
+        options.timeZone = arguments.value(SharedOptions.inputTimeZone) ?? .gmt
         let wanted = options.state == nil ? 2...2 : 0...1
-        guard wanted.contains(options.paths.count) else { throw CommandError(message: usage, status: 2) }
+        guard wanted.contains(options.paths.count) else {
+            throw CommandError.usage(
+                options.state == nil
+                    ? "report needs RULES and INPUT (or --state DIR)"
+                    : "with --state, report takes at most RULES",
+                command: "report")
+        }
         return options
     }
 
-    static func run(_ arguments: [String]) throws {
-        if arguments.contains("-h") || arguments.contains("--help") {
-            print(usage)
-            return
-        }
+    static func run(_ arguments: ParsedArguments) throws {
         let options = try parse(arguments)
         let rules = try options.paths.first.map(loadRules)
         let report: Report
@@ -69,7 +74,7 @@ enum ReportCommand {
                 throw CommandError(message: error.description)
             }
         } else {
-            guard let rules else { throw CommandError(message: usage, status: 2) }
+            guard let rules else { throw CommandError.usage("report needs RULES", command: "report") }
             let inputPath = options.paths[1]
             var builder = ReportBuilder(rules: rules, device: options.device)
             let reader = RecordReader(path: inputPath, format: options.format, timeZone: options.timeZone)

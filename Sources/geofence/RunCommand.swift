@@ -4,134 +4,128 @@ import GeofenceRules
 import GeofenceRuntime
 
 /// `geofence run RULES --input PATH|-`: the long-running job beside a tracker.
-enum RunCommand {
-    static let usage = """
-        usage: geofence run RULES --input PATH|- [--input ...] [options]
-               geofence run RULES --mqtt URL [--input ...] [options]
-               geofence run RULES --nats URL[,URL...] [options]
+enum RunCommand: Command {
+    static let input = Option(
+        "--input", "-i", value: "PATH|-", help: "a file (or - for standard input) to read fixes from",
+        repeatable: true, parse: ValueParser.text)
+    static let follow = Option.flag(
+        "--follow", "-f", help: "follow files like tail -F: wait for new lines, survive rotation")
+    /// `--format` as ``SharedOptions/format`` reads it, with run's own help about GPX.
+    static let lineFormat = Option(
+        SharedOptions.format.spec.name, value: "FORMAT",
+        help: "auto (default), ndjson, owntracks, rec, csv or gpx (a GPX document is read whole, as "
+            + "recorded history; not with --follow)", parse: SharedOptions.format.parse)
+    static let pauseAfter = Option(
+        "--pause-after", value: "DURATION", help: "report an input paused when no fix came for this long",
+        parse: ValueParser.duration)
+    static let history = Option.flag(
+        "--history", help: "the inputs are recorded history: judge no fix by its arrival time")
+    static let fireHistory = Option.flag(
+        "--fire-history",
+        help: "fire actions for past events too (imports); by default an action whose evidence is older "
+            + "than its rule's max_delay: (default: the filter's expiration, 5m) is recorded as skipped")
+    static let hooks = Option(
+        "--hooks", value: "N", help: "how many hooks may run at once (default 4)", parse: ValueParser.count)
+    static let grace = Option(
+        "--grace", value: "DURATION", help: "on SIGTERM, how long running hooks get to finish (default 10s)",
+        parse: ValueParser.duration)
+    static let keepLog = Option(
+        "--keep-log", value: "DURATION",
+        help: "prune log lines and hook output older than this (default 90d; 0 keeps everything); "
+            + "events and commutes are always kept", parse: ValueParser.duration)
+    static let verbose = Option.flag(
+        "--verbose", "-v", help: "log every fix the filter drops, with the reason")
+    static let mqtt = Option(
+        "--mqtt", value: "URL",
+        help: "read OwnTracks messages from a broker: mqtt://[USER@]HOST[:PORT] (1883) or mqtts://... "
+            + "(8883, TLS with the system's CA store); the password comes from $GEOFENCE_MQTT_PASSWORD "
+            + "(one in the URL is visible to ps)", parse: ValueParser.text)
+    static let mqttTopic = Option(
+        "--mqtt-topic", value: "FILTER", help: "the topic filter to subscribe to (default owntracks/+/+)",
+        parse: ValueParser.text)
+    static let mqttPublish = Option.flag(
+        "--mqtt-publish",
+        help: "publish enter and exit events as OwnTracks transition messages to "
+            + "owntracks/USER/DEVICE/event")
+    static let mqttClientID = Option(
+        "--mqtt-client-id", value: "ID",
+        help: "the client id (default geofence-HOSTNAME); keep it stable: the broker queues QoS 1 "
+            + "messages for it while geofence is down", parse: ValueParser.text)
 
-          --input PATH|-         a file (or - for standard input) to read fixes from; repeatable
-          --follow               follow files like tail -F: wait for new lines, survive rotation
-          --format FORMAT        auto (default), ndjson, owntracks, rec, csv or gpx (a GPX
-                                 document is read whole, as recorded history; not with --follow)
-          --time-zone ZONE       the zone of input times written without one (default UTC)
-          --state DIR            the state directory (default $XDG_STATE_HOME/geofence or
-                                 ~/.local/state/geofence)
-          --pause-after DURATION report an input paused when no fix came for this long
-          --history              the inputs are recorded history: judge no fix by its arrival time
-          --hooks N              how many hooks may run at once (default 4)
-          --grace DURATION       on SIGTERM, how long running hooks get to finish (default 10s)
-          --keep-log DURATION    prune log lines and hook output older than this (default 90d;
-                                 0 keeps everything); events and commutes are always kept
-          --verbose              log every fix the filter drops, with the reason
+    static let nats = Option(
+        "--nats", value: "URL[,URL...]",
+        help: "one of several engines sharing the partitions of a JetStream stream (nats://HOST:PORT); "
+            + "see docs/scale-out.md for the server's mapping", parse: ValueParser.text)
+    static let natsPartitions = Option(
+        "--nats-partitions", value: "N", help: "the partitions the server's mapping makes (default 8)",
+        parse: ValueParser.count)
+    static let natsEngine = Option(
+        "--nats-engine", value: "NAME", help: "this engine's name in leases (default geofence-HOSTNAME-PID)",
+        parse: ValueParser.text)
+    static let natsReplicas = Option(
+        "--nats-replicas", value: "N",
+        help: "copies of the streams and bucket it creates (default 1; 3 on a three-node cluster)",
+        parse: ValueParser.count)
+    static let natsLease = Option(
+        "--nats-lease", value: "DURATION", help: "how long a silent engine keeps its partitions (default 10s)",
+        parse: ValueParser.duration)
+    static let natsSnapshot = Option(
+        "--nats-snapshot", value: "DURATION", help: "how often partition states are written (default 5s)",
+        parse: ValueParser.duration)
 
-          --mqtt URL             read OwnTracks messages from a broker: mqtt://[USER@]HOST[:PORT]
-                                 (1883) or mqtts://... (8883, TLS with the system's CA store); the
-                                 password comes from $GEOFENCE_MQTT_PASSWORD (one in the URL is
-                                 visible to ps)
-          --mqtt-topic FILTER    the topic filter to subscribe to (default owntracks/+/+)
-          --mqtt-publish         publish enter and exit events as OwnTracks transition messages to
-                                 owntracks/USER/DEVICE/event
-          --mqtt-client-id ID    the client id (default geofence-HOSTNAME); keep it stable: the
-                                 broker queues QoS 1 messages for it while geofence is down
+    static let definition = CommandDefinition(
+        name: "run", summary: "the long-running job beside a tracker: follow inputs, fire the rules",
+        arguments: [Positional(name: "RULES", help: "the rules file")],
+        options: [
+            input.erased, follow.erased, lineFormat.erased, SharedOptions.inputTimeZone.erased,
+            SharedOptions.timeZone.erased, SharedOptions.state.erased, SharedOptions.logDirectory.erased,
+            pauseAfter.erased, history.erased,
+            fireHistory.erased, hooks.erased, grace.erased, keepLog.erased, verbose.erased, mqtt.erased,
+            mqttTopic.erased,
+            mqttPublish.erased, mqttClientID.erased, nats.erased, natsPartitions.erased, natsEngine.erased,
+            natsReplicas.erased, natsLease.erased, natsSnapshot.erased,
+        ],
+        discussion: """
+            At least one input: --input PATH|- (repeatable) or --mqtt URL; or --nats URL alone.
 
-          --nats URL[,URL...]    one of several engines sharing the partitions of a JetStream stream
-                                 (nats://HOST:PORT); see docs/scale-out.md for the server's mapping
-          --nats-partitions N    the partitions the server's mapping makes (default 8)
-          --nats-engine NAME     this engine's name in leases (default geofence-HOSTNAME-PID)
-          --nats-replicas N      copies of the streams and bucket it creates (default 1; 3 on a
-                                 three-node cluster)
-          --nats-lease DURATION  how long a silent engine keeps its partitions (default 10s)
-          --nats-snapshot DURATION  how often partition states are written (default 5s)
+            SIGTERM and SIGINT stop it (exit 0); SIGHUP reloads the rules, keeping the old ones if the \
+            new file does not pass check.
+            """)
 
-        SIGTERM and SIGINT stop it (exit 0); SIGHUP reloads the rules, keeping the old ones if the
-        new file does not pass check.
-        """
-
-    static func run(_ arguments: [String]) throws {
-        if arguments.contains("-h") || arguments.contains("--help") {
-            print(usage)
-            return
-        }
-        var rulesPath: String?
-        var inputPaths: [String] = []
-        var follow = false
-        var format = InputFormat.auto
-        var timeZone = TimeZone.gmt
-        var state: String?
-        var pause: Double?
-        var history = false
-        var hookSlots = 4
-        var grace = 10.0
-        var verbose = false
-        var keepLog: Double? = 90 * 86400
-        var mqttURL: String?
-        var mqttTopic = MQTTSettings.defaultTopic
-        var mqttPublish = false
-        var mqttClientID: String?
-        var nats: [String: String] = [:]
-        var rest = arguments[...]
-        while let argument = rest.popFirst() {
-            switch argument {
-            case "--input", "-i": inputPaths.append(try ArgumentText.value(after: argument, in: &rest))
-            case "--follow", "-f": follow = true
-            case "--format":
-                format = try ArgumentText.format(after: argument, in: &rest)
-            case "--time-zone": timeZone = try ArgumentText.timeZone(after: argument, in: &rest)
-            case "--state": state = try ArgumentText.value(after: argument, in: &rest)
-            case "--pause-after":
-                pause = try ArgumentText.seconds(
-                    try ArgumentText.value(after: argument, in: &rest), for: argument)
-            case "--history": history = true
-            case "--hooks":
-                let value = try ArgumentText.number(
-                    try ArgumentText.value(after: argument, in: &rest), for: argument)
-                guard value >= 1, value == value.rounded() else {
-                    throw CommandError(message: "--hooks wants a whole number of at least 1", status: 2)
-                }
-                hookSlots = Int(value)
-            case "--grace":
-                grace = try ArgumentText.seconds(
-                    try ArgumentText.value(after: argument, in: &rest), for: argument)
-            case "--keep-log":
-                let seconds = try ArgumentText.seconds(
-                    try ArgumentText.value(after: argument, in: &rest), for: argument)
-                keepLog = seconds > 0 ? seconds : nil
-            case "--verbose", "-v": verbose = true
-            case "--mqtt": mqttURL = try ArgumentText.value(after: argument, in: &rest)
-            case "--mqtt-topic": mqttTopic = try ArgumentText.value(after: argument, in: &rest)
-            case "--mqtt-publish": mqttPublish = true
-            case "--mqtt-client-id": mqttClientID = try ArgumentText.value(after: argument, in: &rest)
-            case "--nats", "--nats-partitions", "--nats-engine", "--nats-replicas", "--nats-lease",
-                "--nats-snapshot":
-                nats[argument] = try ArgumentText.value(after: argument, in: &rest)
-            default:
-                if argument.hasPrefix("-") {
-                    throw CommandError(message: "unknown option '\(argument)'\n\n\(usage)", status: 2)
-                }
-                guard rulesPath == nil else {
-                    throw CommandError(
-                        message: "one rules file; give inputs with --input\n\n\(usage)", status: 2)
-                }
-                rulesPath = argument
-            }
-        }
-        if let rulesPath, !nats.isEmpty {
+    static func run(_ arguments: ParsedArguments) throws {
+        guard let rulesPath = arguments.positional("RULES") else { return }
+        let inputPaths = arguments.values(Self.input)
+        let mqttURL = arguments.value(Self.mqtt)
+        if let natsURL = arguments.value(Self.nats) {
             guard inputPaths.isEmpty, mqttURL == nil else {
                 throw CommandError(message: "--nats runs alone: no --input or --mqtt beside it", status: 2)
             }
             var configuration = RunConfiguration(
-                rulesPath: rulesPath, inputs: [], stateDirectory: state ?? Store.defaultDirectory())
-            configuration.inputTimeZone = timeZone
-            configuration.history = history
-            configuration.hookSlots = hookSlots
-            configuration.graceSeconds = grace
-            configuration.verbose = verbose
-            try runNATS(configuration, options: nats)
+                rulesPath: rulesPath, inputs: [],
+                stateDirectory: arguments.value(SharedOptions.state) ?? Store.defaultDirectory())
+            configuration.inputTimeZone = arguments.value(SharedOptions.inputTimeZone) ?? .gmt
+            configuration.history = arguments.flag(Self.history)
+            configuration.fireHistory = arguments.flag(Self.fireHistory)
+            configuration.hookSlots = arguments.value(Self.hooks) ?? 4
+            configuration.graceSeconds = arguments.value(Self.grace) ?? 10
+            configuration.verbose = arguments.flag(Self.verbose)
+            try runNATS(configuration, url: natsURL, arguments: arguments)
             return
         }
-        guard let rulesPath, !inputPaths.isEmpty || mqttURL != nil else {
-            throw CommandError(message: usage, status: 2)
+        guard !inputPaths.isEmpty || mqttURL != nil else {
+            throw CommandError.usage(
+                "run needs an input: --input PATH (a file, or - for standard input) or --mqtt URL",
+                command: "run")
+        }
+        let mqttTopic = arguments.value(Self.mqttTopic) ?? MQTTSettings.defaultTopic
+        let mqttPublish = arguments.flag(Self.mqttPublish)
+        let mqttClientID = arguments.value(Self.mqttClientID)
+        let follow = arguments.flag(Self.follow)
+        // A GPX document is read whole and its points sorted; it cannot be followed line by line.
+        if arguments.value(Self.lineFormat) == .gpx, follow {
+            throw CommandError.usage(
+                "a GPX document is read whole, not followed: give --format gpx without --follow",
+                command: "run")
         }
         var mqtt: MQTTSettings?
         if let mqttURL {
@@ -151,33 +145,42 @@ enum RunCommand {
             throw CommandError(
                 message: "--mqtt-topic, --mqtt-publish and --mqtt-client-id need --mqtt URL", status: 2)
         }
-        // A GPX document is read whole and its points sorted; it cannot be followed line by line.
-        if format == .gpx, follow {
-            throw CommandError(
-                message: "a GPX document is read whole, not followed: give --format gpx without --follow",
-                status: 2)
-        }
         if inputPaths.filter({ $0 == "-" }).count > 1 {
             throw CommandError(message: "standard input can be read only once", status: 2)
         }
         var configuration = RunConfiguration(
             rulesPath: rulesPath,
             inputs: inputPaths.map { RunConfiguration.Input(path: $0, follow: follow && $0 != "-") },
-            stateDirectory: state ?? Store.defaultDirectory())
-        configuration.format = format
-        configuration.inputTimeZone = timeZone
-        configuration.pauseAfterSeconds = pause
-        configuration.history = history
-        configuration.hookSlots = hookSlots
-        configuration.graceSeconds = grace
-        configuration.verbose = verbose
-        configuration.keepLogSeconds = keepLog
+            stateDirectory: arguments.value(SharedOptions.state) ?? Store.defaultDirectory())
+        configuration.format = arguments.value(Self.lineFormat) ?? .auto
+        configuration.inputTimeZone = arguments.value(SharedOptions.inputTimeZone) ?? .gmt
+        configuration.pauseAfterSeconds = arguments.value(Self.pauseAfter)
+        configuration.history = arguments.flag(Self.history)
+        configuration.fireHistory = arguments.flag(Self.fireHistory)
+        configuration.hookSlots = arguments.value(Self.hooks) ?? 4
+        configuration.graceSeconds = arguments.value(Self.grace) ?? 10
+        configuration.verbose = arguments.flag(Self.verbose)
+        let keepLog = arguments.value(Self.keepLog) ?? 90 * 86400
+        configuration.keepLogSeconds = keepLog > 0 ? keepLog : nil
         configuration.mqtt = mqtt
+        configuration.logDirectory = arguments.value(SharedOptions.logDirectory)
 
         let runner: Runner
         do {
-            let zone = (try? RulesLoader.load(path: rulesPath).get())?.timeZone ?? .gmt
+            // The Runner loads the rules again and reports their errors; here they give the display
+            // zone and the warnings check would print.
+            let rules = try? RulesLoader.load(path: rulesPath).get()
+            let zone = DisplayZone.resolve(arguments, rules: rules)
+            configuration.displayTimeZone = zone
+            if let rules {
+                for warning in ActionPreflight.warnings(
+                    for: rules, logDirectory: configuration.logDirectory)
+                {
+                    FileHandle.standardError.write(Data("geofence: \(warning)\n".utf8))
+                }
+            }
             let printer = ReplayPrinter(table: true, timeZone: zone, includeActions: false)
+            printer.header()
             runner = try Runner(configuration: configuration) { output in printer.print(output) }
         } catch let error as RunError {
             throw CommandError(message: error.message, status: 1, prefixed: false)
@@ -187,43 +190,39 @@ enum RunCommand {
     }
 
     /// `run --nats`: the partitioned engine, with its own loop (see docs/scale-out.md).
-    private static func runNATS(_ configuration: RunConfiguration, options: [String: String]) throws {
-        guard let url = options["--nats"] else {
-            throw CommandError(message: "--nats-* options need --nats URL", status: 2)
-        }
+    private static func runNATS(_ configuration: RunConfiguration, url: String, arguments: ParsedArguments)
+        throws
+    {
         let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "host"
         var settings: NATSSettings
         do {
             settings = NATSSettings(
                 servers: try NATSSettings.servers(fromURL: url),
-                engineID: options["--nats-engine"] ?? "geofence-\(host)-\(getpid())")
+                engineID: arguments.value(Self.natsEngine) ?? "geofence-\(host)-\(getpid())")
         } catch {
             throw CommandError(message: "\(error)", status: 2)
         }
-        for (option, minimum) in [("--nats-partitions", 1.0), ("--nats-replicas", 1.0)] {
-            guard let text = options[option] else { continue }
-            let value = try ArgumentText.number(text, for: option)
-            guard value >= minimum, value <= 1024, value == value.rounded() else {
-                throw CommandError(message: "\(option) wants a whole number from 1 to 1024", status: 2)
+        if let partitions = arguments.value(Self.natsPartitions) {
+            guard partitions <= 1024 else {
+                throw CommandError(message: "--nats-partitions wants a whole number from 1 to 1024", status: 2)
             }
-            if option == "--nats-partitions" {
-                settings.partitions = Int(value)
-            } else {
-                settings.replicas = Int(value)
+            settings.partitions = partitions
+        }
+        if let replicas = arguments.value(Self.natsReplicas) {
+            guard replicas <= 1024 else {
+                throw CommandError(message: "--nats-replicas wants a whole number from 1 to 1024", status: 2)
             }
+            settings.replicas = replicas
         }
-        if let text = options["--nats-lease"] {
-            settings.leaseSeconds = try ArgumentText.seconds(text, for: "--nats-lease")
-            guard settings.leaseSeconds >= 1 else {
-                throw CommandError(message: "--nats-lease wants at least 1s", status: 2)
-            }
+        if let lease = arguments.value(Self.natsLease) {
+            guard lease >= 1 else { throw CommandError(message: "--nats-lease wants at least 1s", status: 2) }
+            settings.leaseSeconds = lease
         }
-        if let text = options["--nats-snapshot"] {
-            settings.snapshotSeconds = try ArgumentText.seconds(text, for: "--nats-snapshot")
-        }
+        if let snapshot = arguments.value(Self.natsSnapshot) { settings.snapshotSeconds = snapshot }
         let runner: NATSRunner
         do {
-            let zone = (try? RulesLoader.load(path: configuration.rulesPath).get())?.timeZone ?? .gmt
+            let rules = try? RulesLoader.load(path: configuration.rulesPath).get()
+            let zone = DisplayZone.resolve(arguments, rules: rules)
             let printer = ReplayPrinter(table: true, timeZone: zone, includeActions: false)
             runner = try NATSRunner(configuration: configuration, settings: settings) { printer.print($0) }
         } catch let error as RunError {

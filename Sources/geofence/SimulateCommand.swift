@@ -3,79 +3,83 @@ import Geofence
 
 /// `geofence simulate day`: the seeded synthetic day as NDJSON fixes, for demos and for replaying
 /// through other commands.
-enum SimulateCommand {
-    static let usage = """
-        usage: geofence simulate day [--interval DURATION] [--seed N] [--noise METRES]
-                                     [--outliers HH:MM,HH:MM,...] [--date YYYY-MM-DD]
-                                     [--every-meters M --keep-alive DURATION]
-
-        --every-meters and --keep-alive thin the day as a distance-triggered tracker sends it:
-        of the fixes every --interval, only one M metres from the last sent, or DURATION after it.
-        """
-
-    static func run(_ arguments: [String]) throws {
-        var rest = arguments[...]
-        guard let what = rest.popFirst(), what == "day" else {
-            if arguments.first == "-h" || arguments.first == "--help" {
-                print(usage)
-                return
+enum SimulateCommand: Command {
+    static let interval = Option(
+        "--interval", value: "DURATION", help: "time between fixes (default 1m; at least 1s)",
+        parse: ValueParser.duration)
+    static let seed = Option(
+        "--seed", value: "N", help: "the random seed (default 1)",
+        parse: { (text: String) throws(ValueError) -> UInt64 in
+            guard let value = UInt64(text) else { throw ValueError(expected: "a whole number") }
+            return value
+        })
+    static let noise = Option(
+        "--noise", value: "METRES", help: "GPS noise (default 20)", parse: ValueParser.number)
+    static let outliers = Option(
+        "--outliers", value: "HH:MM,...", help: "times of day at which a wild fix is inserted",
+        parse: { (text: String) throws(ValueError) -> [SyntheticDay.ClockTime] in
+            var times: [SyntheticDay.ClockTime] = []
+            for part in text.split(separator: ",") {
+                guard let time = SyntheticDay.ClockTime(parsing: String(part)) else {
+                    throw ValueError(expected: "times such as 09:40,10:15")
+                }
+                times.append(time)
             }
-            throw CommandError(message: "what to simulate? ('day')\n\n\(usage)", status: 2)
-        }
-        var interval = 60.0, noise = 20.0, seed: UInt64 = 1
-        var outliers: [SyntheticDay.ClockTime] = []
-        var date = (year: 2026, month: 3, day: 3)
-        var everyMeters: Double?
-        var keepAlive: Double?
-        while let argument = rest.popFirst() {
-            switch argument {
-            case "--interval":
-                interval = try ArgumentText.seconds(
-                    ArgumentText.value(after: argument, in: &rest), for: argument)
-                guard interval >= 1 else {
-                    throw CommandError(message: "--interval must be at least 1 s", status: 2)
-                }
-            case "--noise":
-                noise = try ArgumentText.number(ArgumentText.value(after: argument, in: &rest), for: argument)
-            case "--seed":
-                let text = try ArgumentText.value(after: argument, in: &rest)
-                guard let value = UInt64(text) else {
-                    throw CommandError(message: "--seed wants a whole number, not '\(text)'", status: 2)
-                }
-                seed = value
-            case "--outliers":
-                let text = try ArgumentText.value(after: argument, in: &rest)
-                outliers = try text.split(separator: ",").map {
-                    guard let time = SyntheticDay.ClockTime(parsing: String($0)) else {
-                        throw CommandError(
-                            message: "--outliers wants times such as 09:40,10:15, not '\($0)'", status: 2)
-                    }
-                    return time
-                }
-            case "--date":
-                let text = try ArgumentText.value(after: argument, in: &rest)
-                let parts = text.split(separator: "-").compactMap { Int($0) }
-                guard parts.count == 3, (1...12).contains(parts[1]), (1...31).contains(parts[2]) else {
-                    throw CommandError(message: "--date wants YYYY-MM-DD, not '\(text)'", status: 2)
-                }
-                date = (parts[0], parts[1], parts[2])
-            case "--every-meters":
-                let meters = try ArgumentText.number(
-                    ArgumentText.value(after: argument, in: &rest), for: argument)
-                guard meters > 0 else {
-                    throw CommandError(message: "--every-meters must be positive", status: 2)
-                }
-                everyMeters = meters
-            case "--keep-alive":
-                keepAlive = try ArgumentText.seconds(
-                    ArgumentText.value(after: argument, in: &rest), for: argument)
-            case "-h", "--help":
-                print(usage)
-                return
-            default:
-                throw CommandError(message: "unknown option '\(argument)'\n\n\(usage)", status: 2)
+            return times
+        })
+    static let date = Option(
+        "--date", value: "YYYY-MM-DD", help: "the day (default 2026-03-03)",
+        parse: { (text: String) throws(ValueError) -> [Int] in
+            let parts = text.split(separator: "-").compactMap { Int($0) }
+            guard parts.count == 3, (1...12).contains(parts[1]), (1...31).contains(parts[2]) else {
+                throw ValueError(expected: "YYYY-MM-DD")
             }
+            return parts
+        })
+
+    static let everyMeters = Option(
+        "--every-meters", value: "M",
+        help: "thin the day as a distance-triggered tracker sends it: only a fix M metres from the last sent",
+        parse: { (text: String) throws(ValueError) -> Double in
+            guard let meters = Double(text), meters.isFinite, meters > 0 else {
+                throw ValueError(expected: "a positive number of metres")
+            }
+            return meters
+        })
+    static let keepAlive = Option(
+        "--keep-alive", value: "DURATION",
+        help:
+            "also a fix DURATION after the last sent (a tracker's keep-alive), with or without --every-meters",
+        parse: ValueParser.duration)
+
+    static let definition = CommandDefinition(
+        name: "simulate", summary: "the synthetic day as NDJSON fixes, to replay or to test rules against",
+        arguments: [Positional(name: "WHAT", help: "what to simulate: day")],
+        options: [
+            interval.erased, seed.erased, noise.erased, outliers.erased, date.erased, everyMeters.erased,
+            keepAlive.erased,
+        ],
+        discussion: """
+            The day: home until 08:00, a commute to work (arriving about 08:25), lunch out, the gym \
+            after work, home in the evening; in Europe/London.
+            """)
+
+    static func run(_ arguments: ParsedArguments) throws {
+        guard arguments.positional("WHAT") == "day" else {
+            throw CommandError.usage(
+                "what to simulate? ('day', not '\(arguments.positional("WHAT") ?? "")')", command: "simulate")
         }
+        let interval = arguments.value(Self.interval) ?? 60
+        guard interval >= 1 else {
+            throw CommandError.usage("--interval must be at least 1s", command: "simulate")
+        }
+        let noise = arguments.value(Self.noise) ?? 20
+        let seed = arguments.value(Self.seed) ?? 1
+        let outliers = arguments.value(Self.outliers) ?? []
+        let parts = arguments.value(Self.date) ?? [2026, 3, 3]
+        let date = (year: parts[0], month: parts[1], day: parts[2])
+        let everyMeters = arguments.value(Self.everyMeters)
+        let keepAlive = arguments.value(Self.keepAlive)
         let day = SyntheticDay(
             year: date.year, month: date.month, day: date.day, intervalSeconds: interval, noiseMeters: noise,
             outliers: outliers, seed: seed)

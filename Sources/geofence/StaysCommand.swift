@@ -6,76 +6,57 @@ import GeofenceInput
 ///
 /// Visits are printed as the detector reports them, so on standard input they appear while the
 /// input is still being written: each stay once when it starts and once when it ends.
-enum StaysCommand {
-    static let usage = """
-        usage: geofence stays FILE|- [--table] [--time-zone ID] [--radius METRES] [--min-stay DURATION]
-                                     [--max-strays N] [--max-gap DURATION] [--accuracy-limit METRES]
-        """
+enum StaysCommand: Command {
+    private static let defaults = VisitDetector.Configuration()
+    static let radius = Option(
+        "--radius", value: "METRES",
+        help: "a stay keeps within this distance of its centre (default \(Int(defaults.radiusMeters)))",
+        parse: ValueParser.number)
+    static let minimumStay = Option(
+        "--min-stay", value: "DURATION",
+        help: "the shortest stay (default \(TimeText.duration(defaults.minimumStaySeconds)))",
+        parse: ValueParser.duration)
+    static let maxStrays = Option(
+        "--max-strays", value: "N",
+        help: "stray fixes tolerated inside a stay (default \(defaults.maxStrays))",
+        parse: ValueParser.wholeNumber)
+    static let maxGap = Option(
+        "--max-gap", value: "DURATION",
+        help: "a silence longer than this ends a stay (default \(TimeText.duration(defaults.maxGapSeconds)))",
+        parse: ValueParser.duration)
+    static let accuracyLimit = Option(
+        "--accuracy-limit", value: "METRES",
+        help: "ignore fixes less accurate than this (default \(Int(defaults.accuracyLimitMeters)))",
+        parse: ValueParser.number)
 
-    /// What the command line asked for.
-    struct Options {
-        var path: String?
-        var table = false
-        var timeZone = TimeZone.current
+    static let definition = CommandDefinition(
+        name: "stays", summary: "the visits (stays) in a file of fixes, as NDJSON or --table",
+        arguments: [Positional(name: "INPUT", help: "a file of fixes, or - for standard input")],
+        options: [
+            SharedOptions.table.erased, SharedOptions.timeZone.erased, radius.erased, minimumStay.erased,
+            maxStrays.erased, maxGap.erased, accuracyLimit.erased,
+        ],
+        discussion:
+            "Each stay is printed when it starts and again when it ends, as the system reports a CLVisit.")
+
+    static func run(_ arguments: ParsedArguments) throws {
+        guard let path = arguments.positional("INPUT") else { return }
         var configuration = VisitDetector.Configuration()
-    }
-
-    static func parse(_ arguments: [String]) throws -> Options {
-        var options = Options()
-        var rest = arguments[...]
-        while let argument = rest.popFirst() {
-            switch argument {
-            case "--table": options.table = true
-            case "--time-zone": options.timeZone = try ArgumentText.timeZone(after: argument, in: &rest)
-            case "--radius":
-                options.configuration.radiusMeters = try ArgumentText.number(
-                    ArgumentText.value(after: argument, in: &rest), for: argument)
-            case "--min-stay":
-                options.configuration.minimumStaySeconds = try ArgumentText.seconds(
-                    ArgumentText.value(after: argument, in: &rest), for: argument)
-            case "--max-strays":
-                let text = try ArgumentText.value(after: argument, in: &rest)
-                guard let count = Int(text), count >= 0 else {
-                    throw CommandError(message: "\(argument) wants a whole number, not '\(text)'", status: 2)
-                }
-                options.configuration.maxStrays = count
-            case "--max-gap":
-                options.configuration.maxGapSeconds = try ArgumentText.seconds(
-                    ArgumentText.value(after: argument, in: &rest), for: argument)
-            case "--accuracy-limit":
-                options.configuration.accuracyLimitMeters = try ArgumentText.number(
-                    ArgumentText.value(after: argument, in: &rest), for: argument)
-            default:
-                if argument.hasPrefix("-") && argument != "-" {
-                    throw CommandError(message: "unknown option '\(argument)'\n\n\(usage)", status: 2)
-                }
-                guard options.path == nil else {
-                    throw CommandError(message: "one input at a time, not '\(argument)' as well", status: 2)
-                }
-                options.path = argument
-            }
-        }
-        return options
-    }
-
-    static func run(_ arguments: [String]) throws {
-        if arguments.contains("-h") || arguments.contains("--help") {
-            print(usage)
-            return
-        }
-        let options = try parse(arguments)
-        guard let path = options.path else {
-            throw CommandError(message: "which file? ('-' reads standard input)\n\n\(usage)", status: 2)
-        }
-        var detector = VisitDetector(configuration: options.configuration)
+        if let value = arguments.value(radius) { configuration.radiusMeters = value }
+        if let value = arguments.value(minimumStay) { configuration.minimumStaySeconds = value }
+        if let value = arguments.value(maxStrays) { configuration.maxStrays = value }
+        if let value = arguments.value(maxGap) { configuration.maxGapSeconds = value }
+        if let value = arguments.value(accuracyLimit) { configuration.accuracyLimitMeters = value }
+        let tableWanted = arguments.flag(SharedOptions.table)
+        var detector = VisitDetector(configuration: configuration)
         let output = FileHandle.standardOutput
-        let table = VisitTable(timeZone: options.timeZone)
+        let table = VisitTable(timeZone: DisplayZone.resolve(arguments))
         func emit(_ visits: [Visit]) {
             guard !visits.isEmpty else { return }
-            let lines = visits.map { options.table ? table.row($0) : ndjson($0) }
+            let lines = visits.map { tableWanted ? table.row($0) : ndjson($0) }
             output.write(Data((lines.joined(separator: "\n") + "\n").utf8))
         }
-        if options.table { output.write(Data((table.header + "\n").utf8)) }
+        if tableWanted { output.write(Data((table.header + "\n").utf8)) }
         let reader = RecordReader(path: path)
         try reader.read(
             record: { if let fix = $0.fix { emit(detector.ingest(fix)) } },
@@ -98,9 +79,14 @@ enum StaysCommand {
 struct VisitTable {
     let timeZone: TimeZone
 
+    /// The arrival column's title names the zone every time in the table is in.
+    private var arrivalTitle: String { "arrival (\(DisplayZone.name(timeZone)))" }
+    private var arrivalWidth: Int { max(17, arrivalTitle.count + 1) }
+
     var header: String {
         [
-            pad("", 8), pad("arrival", 17), pad("departure", 17), pad("stayed", 8), pad("latitude", 12),
+            pad("", 8), pad(arrivalTitle, arrivalWidth), pad("departure", 17), pad("stayed", 8),
+            pad("latitude", 12),
             pad("longitude", 12), "accuracy",
         ].joined()
     }
@@ -112,20 +98,14 @@ struct VisitTable {
         formatter.dateFormat = "yyyy-MM-dd HH:mm"
         let arrival = visit.arrival.map(formatter.string(from:)) ?? "?"
         let departure = visit.departure.map(formatter.string(from:)) ?? "-"
-        let stayed = visit.duration.map(Self.hoursAndMinutes) ?? "-"
+        let stayed = visit.duration.map(TimeText.duration) ?? "-"
         return [
-            pad(visit.isOngoing ? "arrived" : "left", 8), pad(arrival, 17), pad(departure, 17),
+            pad(visit.isOngoing ? "arrived" : "left", 8), pad(arrival, arrivalWidth), pad(departure, 17),
             pad(stayed, 8),
             pad(String(format: "%.5f", visit.coordinate.latitude), 12),
             pad(String(format: "%.5f", visit.coordinate.longitude), 12),
             String(format: "%.0f m", visit.horizontalAccuracy),
         ].joined()
-    }
-
-    /// `4:05` for four hours and five minutes.
-    static func hoursAndMinutes(_ seconds: TimeInterval) -> String {
-        let minutes = Int((seconds / 60).rounded())
-        return String(format: "%d:%02d", minutes / 60, minutes % 60)
     }
 
     private func pad(_ text: String, _ width: Int) -> String {

@@ -1,38 +1,22 @@
 import Foundation
 import GeofenceRuntime
 
-/// The options `geofence events` and `geofence commutes` share.
-struct StoredListingOptions {
-    var state = Store.defaultDirectory()
+/// The shared listing options (``SharedOptions/listing``) as `events`, `commutes` and `actions` use them.
+struct StoredListing {
+    /// The state directory.
+    var state: String
+    /// The last N rows, if asked.
     var limit: Int?
-    var since: Date?
-    var table = false
-    var timeZone = TimeZone.current
+    /// Whether to print a table.
+    var table: Bool
+    /// The display zone.
+    var timeZone: TimeZone
 
-    /// Reads the options; `acceptsSince` is false for a listing that has no `--since`.
-    static func parse(_ arguments: [String], usage: String, acceptsSince: Bool) throws -> StoredListingOptions
-    {
-        var options = StoredListingOptions()
-        var sinceText: String?
-        var rest = arguments[...]
-        while let argument = rest.popFirst() {
-            switch argument {
-            case "--state": options.state = try ArgumentText.value(after: argument, in: &rest)
-            case "--limit":
-                options.limit = try ArgumentText.count(
-                    ArgumentText.value(after: argument, in: &rest), for: argument)
-            case "--since" where acceptsSince: sinceText = try ArgumentText.value(after: argument, in: &rest)
-            case "--table": options.table = true
-            case "--time-zone": options.timeZone = try ArgumentText.timeZone(after: argument, in: &rest)
-            default:
-                throw CommandError(message: "unknown option '\(argument)'\n\n\(usage)", status: 2)
-            }
-        }
-        // Read after the loop so that `--time-zone` applies to a `--since` given before it.
-        if let sinceText {
-            options.since = try ArgumentText.date(sinceText, for: "--since", timeZone: options.timeZone)
-        }
-        return options
+    init(_ arguments: ParsedArguments) {
+        state = arguments.value(SharedOptions.state) ?? Store.defaultDirectory()
+        limit = arguments.value(SharedOptions.limit)
+        table = arguments.flag(SharedOptions.table)
+        timeZone = DisplayZone.resolve(arguments)
     }
 
     /// The store, read-only: a running `geofence run` holds the directory's lock, and a listing

@@ -31,7 +31,10 @@ extension EndToEnd {
         }
         try scratch.write("fixes.ndjson", lines.joined(separator: "\n") + "\n")
         let result = try GeofenceProcess.run(
-            ["run", "rules.yaml", "--input", "fixes.ndjson", "--state", scratch.file("state")],
+            [
+                "run", "rules.yaml", "--input", "fixes.ndjson", "--fire-history", "--state",
+                scratch.file("state"),
+            ],
             in: scratch.path,
             name: "run")
         #expect(result.status == 0, "stderr:\n\(result.stderr)")

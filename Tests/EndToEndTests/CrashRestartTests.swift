@@ -37,7 +37,8 @@ extension EndToEnd {
         let hookFile = scratch.file("hooks.txt")
         let state = scratch.file("state")
         let arguments = [
-            "run", "rules.yaml", "--input", "fixes.ndjson", "--history", "--state", state, "--hooks", "1",
+            "run", "rules.yaml", "--input", "fixes.ndjson", "--history", "--fire-history", "--state", state,
+            "--hooks", "1",
         ]
         var random = SeededGenerator(seed: 6)
         /// For each kill: the ids done by then, and how often each appeared in the hook file then.

@@ -25,7 +25,7 @@ extension EndToEnd {
         try scratch.write("fixes.ndjson", "")
         let run = try GeofenceProcess(
             [
-                "run", "rules.yaml", "--input", fixes, "--follow", "--history", "--state",
+                "run", "rules.yaml", "--input", fixes, "--follow", "--history", "--fire-history", "--state",
                 scratch.file("state"),
             ],
             in: scratch.path, name: "run")

@@ -69,7 +69,10 @@ extension EndToEnd {
         try #require(expected.count == 2, "one departure from home for each device")
 
         let run = try GeofenceProcess(
-            ["run", "rules.yaml", "--input", "fixes.ndjson", "--history", "--state", scratch.file("state")],
+            [
+                "run", "rules.yaml", "--input", "fixes.ndjson", "--history", "--fire-history", "--state",
+                scratch.file("state"),
+            ],
             in: scratch.path, name: "run")
         let ended = try run.waitForExit()
         #expect(!ended.signaled && ended.status == 0, "stderr:\n\(run.stderr)")

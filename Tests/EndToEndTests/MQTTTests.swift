@@ -52,7 +52,7 @@ private enum MQTTDay {
         let run = try GeofenceProcess(
             [
                 "run", "rules.yaml", "--mqtt", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-client-id", client,
-                "--history", "--state", scratch.file("state"),
+                "--history", "--fire-history", "--state", scratch.file("state"),
             ] + extra, in: scratch.path, name: name)
         try broker.waitForSubscription(of: client)
         return run

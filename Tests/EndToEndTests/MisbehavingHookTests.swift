@@ -48,7 +48,10 @@ extension EndToEnd {
 
         let state = scratch.file("state")
         let run = try GeofenceProcess(
-            ["run", "rules.yaml", "--input", "fixes.ndjson", "--history", "--state", state], in: scratch.path,
+            [
+                "run", "rules.yaml", "--input", "fixes.ndjson", "--history", "--fire-history", "--state",
+                state,
+            ], in: scratch.path,
             name: "run")
         let ended = try run.waitForExit(seconds: 90)
         let stderr = run.stderr

@@ -26,7 +26,8 @@ extension EndToEnd {
         try scratch.write("fixes.ndjson", day[..<10].joined(separator: "\n") + "\n")
         let run = try GeofenceProcess(
             [
-                "run", "rules.yaml", "--input", "fixes.ndjson", "--follow", "--history", "--pause-after",
+                "run", "rules.yaml", "--input", "fixes.ndjson", "--follow", "--history", "--fire-history",
+                "--pause-after",
                 "1s",
                 "--state", scratch.file("state"),
             ], in: scratch.path, name: "run")
@@ -60,7 +61,10 @@ extension EndToEnd {
         let scratch = try TemporaryDirectory("missing")
         try scratch.write("rules.yaml", DayFixtures.hookRules(hook: "./hook.sh"))
         let result = try GeofenceProcess.run(
-            ["run", "rules.yaml", "--input", "absent.ndjson", "--history", "--state", scratch.file("state")],
+            [
+                "run", "rules.yaml", "--input", "absent.ndjson", "--history", "--fire-history", "--state",
+                scratch.file("state"),
+            ],
             in: scratch.path, name: "run")
         #expect(result.status == 1)
         #expect(result.stderr.contains("error: input absent.ndjson failed: cannot open absent.ndjson"))

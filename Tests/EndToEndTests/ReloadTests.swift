@@ -37,7 +37,7 @@ extension EndToEnd {
         try scratch.write("fixes.ndjson", day[..<firstCut].joined(separator: "\n") + "\n")
         let run = try GeofenceProcess(
             [
-                "run", "rules.yaml", "--input", fixes, "--follow", "--history", "--state",
+                "run", "rules.yaml", "--input", fixes, "--follow", "--history", "--fire-history", "--state",
                 scratch.file("state"),
             ],
             in: scratch.path, name: "run")

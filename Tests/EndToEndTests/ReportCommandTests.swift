@@ -24,7 +24,7 @@ import Testing
 
         let state = scratch.file("state")
         let run = try GeofenceProcess.run(
-            ["run", "rules.yaml", "--input", "day.ndjson", "--history", "--state", state], in: scratch.path,
+            ["run", "rules.yaml", "--input", "day.ndjson", "--history", "--fire-history", "--state", state], in: scratch.path,
             name: "run")
         #expect(run.status == 0, "\(run.stderr)")
         let stored = try GeofenceProcess.run(

@@ -31,7 +31,9 @@ extension EndToEnd {
         try #require(!firstHalfHooks.isEmpty && firstHalfHooks.count < expectedHooks.count)
         try scratch.write("fixes.ndjson", day[..<half].joined(separator: "\n") + "\n")
         let state = scratch.file("not/yet/state")
-        let arguments = ["run", "rules.yaml", "--input", "fixes.ndjson", "--history", "--state", state]
+        let arguments = [
+            "run", "rules.yaml", "--input", "fixes.ndjson", "--history", "--fire-history", "--state", state,
+        ]
         umask(0o022)
         let first = try GeofenceProcess(arguments + ["--follow"], in: scratch.path, name: "first")
         let hookFile = scratch.file("hooks.txt")
@@ -94,7 +96,8 @@ extension EndToEnd {
             try DayFixtures.replay(
                 rules: scratch.file("rules.yaml"), input: scratch.file("fixes.ndjson"), in: scratch))
         let arguments = [
-            "run", "rules.yaml", "--input", "fixes.ndjson", "--history", "--state", scratch.file("state"),
+            "run", "rules.yaml", "--input", "fixes.ndjson", "--history", "--fire-history", "--state",
+            scratch.file("state"),
             "--hooks", "2",
         ]
         let first = try GeofenceProcess(

@@ -60,7 +60,7 @@ import Testing
         store.close()
         let raw = try SQLiteDatabase(path: store.databasePath)
         #expect(try raw.query("PRAGMA journal_mode").first?.values.first == .text("wal"))
-        #expect(try raw.query("SELECT version FROM schema_version").first?["version"] == .integer(1))
+        #expect(try raw.query("SELECT version FROM schema_version").first?["version"] == .integer(Int64(StoreSchema.migrations.count)))
     }
 
     @Test func aCrashBetweenOutboxAndDoneLeavesExactlyTheUnfinishedActions() throws {

@@ -47,10 +47,11 @@ public enum StoreReport {
             case .pending, .running: outcome = .pending
             case .done: outcome = .succeeded
             case .failed: outcome = timedOut ? .timedOut : .failed
+            case .skipped: outcome = .skipped
             }
             if outbox.kind == "run" {
                 switch outcome {
-                case .pending, .notRun: summary.hooksNotRun += 1
+                case .pending, .notRun, .skipped: summary.hooksNotRun += 1
                 case .succeeded: summary.hooksRun += 1
                 case .failed:
                     summary.hooksRun += 1

@@ -131,6 +131,7 @@ public enum ReportHTML {
         case .succeeded: "done"
         case .failed: "failed"
         case .timedOut: "timed out"
+        case .skipped: "skipped (history)"
         }
     }
 

@@ -152,6 +152,8 @@ public struct ReportAction: Sendable, Hashable {
         case failed
         /// A hook that was killed at its timeout.
         case timedOut
+        /// Recorded but never run: its event was history (older than the rule's `max_delay:`).
+        case skipped
     }
 }
 

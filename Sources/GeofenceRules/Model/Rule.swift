@@ -12,6 +12,11 @@ public struct Rule: Sendable {
     public var actions: [RuleAction]
     /// Where the rule is defined.
     public var mark: SourceMark
+    /// How old the evidence for an action may be and the action still fire (`max_delay:`):
+    /// `nil` for the run's default (the filter's expiration), `.infinity` for no limit
+    /// (`max_delay: none`). Older actions (history read at start, messages a broker queued while
+    /// geofence was down) are recorded as skipped instead.
+    public var maxDelaySeconds: Double? = nil
 }
 
 /// What makes a rule fire.

@@ -16,6 +16,9 @@ extension RulesFile {
             let guards = rule.guards.summary
             if !guards.isEmpty { text += ", " + guards }
             if !rule.actions.isEmpty { text += " -> " + rule.actions.map(\.summary).joined(separator: "; ") }
+            if let delay = rule.maxDelaySeconds {
+                text += delay.isFinite ? " (at most \(RulesDuration.text(delay)) late)" : " (however late)"
+            }
             lines.append("  \(rule.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(text)")
         }
         return lines.joined(separator: "\n")

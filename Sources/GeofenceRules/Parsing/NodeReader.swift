@@ -92,41 +92,11 @@ struct NodeReader {
         return seconds
     }
 
-    /// The longest duration read: 100 years. Longer ones (up to infinity, from 400 digits) are
-    /// refused here, so that no summary or id computed from a duration can overflow an integer.
-    static let maxDurationSeconds = 100 * 365.25 * 86_400
+    /// The longest duration read: 100 years (see ``DurationText/maxSeconds``).
+    static let maxDurationSeconds = DurationText.maxSeconds
 
     static func parseDuration(_ text: String) -> Double? {
-        guard let seconds = parseUnboundedDuration(text), seconds.isFinite, seconds <= maxDurationSeconds
-        else {
-            return nil
-        }
-        return seconds
-    }
-
-    private static func parseUnboundedDuration(_ text: String) -> Double? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        if let plain = Double(trimmed) { return plain.isFinite ? plain : nil }
-        var total = 0.0
-        var number = ""
-        var sawUnit = false
-        for character in trimmed {
-            if character.isNumber || character == "." {
-                number.append(character)
-                continue
-            }
-            guard let value = Double(number) else { return nil }
-            switch character {
-            case "s": total += value
-            case "m": total += value * 60
-            case "h": total += value * 3600
-            case "d": total += value * 86400
-            default: return nil
-            }
-            number = ""
-            sawUnit = true
-        }
-        return sawUnit && number.isEmpty ? total : nil
+        DurationText.parse(text)
     }
 
     /// A local time of day `HH:MM`, as minutes after midnight.

@@ -57,6 +57,7 @@ private struct Parser {
     static let visitKeys = ["radius", "min_duration", "max_strays", "max_gap"]
     static let ruleKeys = [
         "name", "on", "after", "when", "cooldown", "remind", "repeat", "run", "timeout", "log", "commute",
+        "max_delay",
     ]
     static let whenKeys = ["days", "between", "once_a_day", "cooldown"]
     static let commuteKeys = ["from", "to", "between", "max"]
@@ -429,8 +430,18 @@ private struct Parser {
         {
             reader.error(node.mark, "\(context) has no action: add log:, run: or remind:")
         }
+        var maxDelay: Double?
+        if let delay = members["max_delay"] {
+            if case .scalar(let text, false, _) = delay, text.lowercased() == "none" {
+                maxDelay = .infinity
+            } else {
+                maxDelay = reader.duration(delay, field: "max_delay")
+            }
+        }
         guard ok, let trigger else { return nil }
-        return Rule(name: name, trigger: trigger, guards: guards, actions: actions, mark: node.mark)
+        return Rule(
+            name: name, trigger: trigger, guards: guards, actions: actions, mark: node.mark,
+            maxDelaySeconds: maxDelay)
     }
 
     mutating func trigger(_ node: YAMLNode, after: YAMLNode?, context: String, places: [String]) -> Trigger? {

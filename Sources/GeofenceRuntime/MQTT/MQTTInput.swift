@@ -19,12 +19,22 @@ final class MQTTInput: RunInput, @unchecked Sendable {
     private let messageCount = Mutex<Int64>(0)
     private let everConnected = Mutex(false)
     private var client: MQTTClient?
+    /// The connection's story, for warnings that say what is wrong (see ``MQTTDiagnosis``).
+    private let diagnosis: Mutex<MQTTDiagnosis>
+    /// Whether messages still come in the burst that follows a (re)connect, and when the last
+    /// came: the broker sends what it queued for the session (and retained positions) at once.
+    private let burst = Mutex((active: false, last: Date.distantPast))
+    /// A gap this long after a connect, or between two messages of the burst, ends the burst.
+    static let burstGapSeconds = 2.0
+    /// Looks at the connection every few seconds while it is down.
+    private var watchdog: DispatchSourceTimer?
 
     /// Makes the input; nothing is connected until ``start()``.
     init(settings: MQTTSettings, history: Bool, log: RunLog) throws(MQTTError) {
         self.settings = settings
         self.live = !history
         self.log = log
+        diagnosis = Mutex(MQTTDiagnosis(settings: settings, now: Date()))
         client = try MQTTClient(settings: settings) { [weak self] happening in
             self?.handle(happening)
         }
@@ -35,6 +45,8 @@ final class MQTTInput: RunInput, @unchecked Sendable {
         guard let queue = queue.withLock({ $0 }) else { return }
         switch happening {
         case .connected(let subscribeFailure):
+            diagnosis.withLock { $0.didConnect() }
+            burst.withLock { $0 = (true, Date()) }
             let again = everConnected.withLock { ever in
                 defer { ever = true }
                 return ever
@@ -46,12 +58,10 @@ final class MQTTInput: RunInput, @unchecked Sendable {
                 ?? "\(again ? "reconnected" : "connected") to \(settings.redactedURL), subscribed to \(settings.topic) (QoS 1)"
             queue.put(.note(input: name, message: message, level: subscribeFailure == nil ? .info : .error))
         case .refused(let reason):
-            queue.put(
-                .note(
-                    input: name,
-                    message: "\(settings.redactedURL) refused the connection: \(reason); retrying",
-                    level: .error))
+            let message = diagnosis.withLock { $0.refused(reason) }
+            queue.put(.note(input: name, message: message, level: .error))
         case .disconnected(let reason):
+            diagnosis.withLock { $0.didDisconnect(now: Date()) }
             queue.put(
                 .note(
                     input: name,
@@ -64,7 +74,20 @@ final class MQTTInput: RunInput, @unchecked Sendable {
                 return count
             }
             let text = payload.map { OwnTracksMessage.line(payload: $0, topic: topic) }
-            queue.put(.message(input: name, topic: topic, text: text, number: number, live: live))
+            // Messages the broker queued while geofence was away arrive in one burst after the
+            // connect. They are history: judged with their own dates (not dropped as expired), and
+            // their actions decided by each rule's max_delay. Later messages are live.
+            let queued = burst.withLock { burst -> Bool in
+                guard burst.active else { return false }
+                let now = Date()
+                guard now.timeIntervalSince(burst.last) <= MQTTInput.burstGapSeconds else {
+                    burst.active = false
+                    return false
+                }
+                burst.last = now
+                return true
+            }
+            queue.put(.message(input: name, topic: topic, text: text, number: number, live: live && !queued))
         }
     }
 
@@ -87,10 +110,20 @@ final class MQTTInput: RunInput, @unchecked Sendable {
             log.warning(
                 "input mqtt: cannot reach \(settings.redactedURL) (\(failure)); retrying with backoff")
         }
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.schedule(deadline: .now() + 2, repeating: 2)
+        timer.setEventHandler { [weak self] in
+            guard let self, let warning = diagnosis.withLock({ $0.check(now: Date()) }) else { return }
+            queue.put(.note(input: name, message: warning, level: .warning))
+        }
+        timer.resume()
+        watchdog = timer
     }
 
     /// Disconnects (the broker keeps the session) and stops the network thread.
     func stop() {
+        watchdog?.cancel()
+        watchdog = nil
         client?.stop()
     }
 }

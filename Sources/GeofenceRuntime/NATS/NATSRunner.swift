@@ -71,11 +71,14 @@ public final class NATSRunner: @unchecked Sendable {
         rules = try Runner.loadRules(configuration.rulesPath)
         store = try Store(directory: configuration.stateDirectory)
         let rulesDirectory = URL(fileURLWithPath: configuration.rulesPath).deletingLastPathComponent().path
+        // As in the single-box run: `log:` files and hooks' working directory under --log-directory.
+        let logDirectory = configuration.logDirectory ?? rulesDirectory
         hooks = HookRunner(
             configuration: HookRunner.Configuration(
-                maxConcurrent: configuration.hookSlots, workingDirectory: rulesDirectory))
+                maxConcurrent: configuration.hookSlots, workingDirectory: logDirectory))
         executor = ActionExecutor(
-            store: store, hooks: hooks, rulesDirectory: rulesDirectory, log: log, timeZone: rules.timeZone)
+            store: store, hooks: hooks, rulesDirectory: rulesDirectory, logDirectory: logDirectory, log: log,
+            timeZone: rules.timeZone)
         book = LeaseBook(
             engine: settings.engineID, partitions: settings.partitions, leaseSeconds: settings.leaseSeconds)
         do {

@@ -11,14 +11,26 @@ import Synchronization
 final class ActionExecutor: Sendable {
     private let store: Store
     private let hooks: HookRunner
+    /// Relative hook programs are found here.
     private let rulesDirectory: String
+    /// Relative `log:` paths point here.
+    private let logDirectory: String
     private let log: RunLog
     /// The zone action lines are printed in (the rules file's).
     private let timeZone: TimeZone
     /// Hooks submitted and not yet marked done.
     private let inFlight = Mutex(0)
+    /// The actions of hooks submitted and not yet finished, by id: their outcome line names the
+    /// rule and the program as the rules file wrote it.
+    private let submitted = Mutex<[String: FiredAction]>([:])
+    /// How many actions finished and how many of those failed, for the run's summary.
+    let finished = Mutex((done: 0, failed: 0))
 
-    init(store: Store, hooks: HookRunner, rulesDirectory: String, log: RunLog, timeZone: TimeZone) {
+    init(
+        store: Store, hooks: HookRunner, rulesDirectory: String, logDirectory: String, log: RunLog,
+        timeZone: TimeZone
+    ) {
+        self.logDirectory = logDirectory
         self.timeZone = timeZone
         self.store = store
         self.hooks = hooks
@@ -32,19 +44,28 @@ final class ActionExecutor: Sendable {
         Task.detached { [self] in
             for await completion in completions {
                 let result = completion.result
+                let action = submitted.withLock { $0.removeValue(forKey: completion.hook.id) }
+                let program: String
+                if case .run(let arguments, _)? = action?.kind, let first = arguments.first {
+                    program = first
+                } else {
+                    program = completion.hook.arguments.first ?? ""
+                }
                 if result.abandoned {
                     // Left unfinished in the outbox on purpose: it runs again at the next start.
                     log.warning(
-                        "hook \(completion.hook.id) (\(completion.hook.arguments.first ?? "")): "
+                        "hook \(completion.hook.id) (\(program)): "
                             + "\(result.summary); handed back, it runs again at the next start")
                     inFlight.withLock { $0 -= 1 }
                     continue
                 }
                 let level: LogEntry.Level = result.succeeded ? .info : .warning
-                log.write(
-                    level,
-                    "hook \(completion.hook.id) (\(completion.hook.arguments.first ?? "")): \(result.summary)"
-                )
+                log.write(level, "hook \(completion.hook.id) (\(program)): \(result.summary)")
+                if let action { sayOutcome(action, program: program, result: result) }
+                finished.withLock {
+                    $0.done += 1
+                    if !result.succeeded { $0.failed += 1 }
+                }
                 do {
                     try store.markDone(completion.hook.id, outcome: result.outcome)
                 } catch {
@@ -81,7 +102,8 @@ final class ActionExecutor: Sendable {
             say(action, "run \(arguments.joined(separator: " "))")
             let fields = ActionExecutor.fields(action)
             let hook = Hook(
-                id: action.id, arguments: arguments, environment: HookEnvironment.variables(fields),
+                id: action.id, arguments: HookProgram.arguments(arguments, rulesDirectory: rulesDirectory),
+                environment: HookEnvironment.variables(fields),
                 stdin: HookEnvironment.standardInput(fields), timeoutSeconds: timeout)
             do {
                 try store.markRunning(outbox.id)
@@ -89,7 +111,9 @@ final class ActionExecutor: Sendable {
                 log.error("cannot mark hook \(outbox.id) running: \(error)")
             }
             inFlight.withLock { $0 += 1 }
+            submitted.withLock { $0[action.id] = action }
             if !hooks.submit(hook) {
+                submitted.withLock { _ = $0.removeValue(forKey: action.id) }
                 inFlight.withLock { $0 -= 1 }
                 log.warning("hook \(action.id) not started: stopping; it runs at the next start")
             }
@@ -121,11 +145,28 @@ final class ActionExecutor: Sendable {
     }
 
     private func finish(_ id: String, _ outcome: ActionOutcome) {
+        finished.withLock {
+            $0.done += 1
+            if !outcome.succeeded { $0.failed += 1 }
+        }
         do {
             try store.markDone(id, outcome: outcome)
         } catch {
             log.error("cannot mark action \(id) done: \(error)")
         }
+    }
+
+    /// The line under a hook's action line that says how it ended, with the last line of its
+    /// error output when it failed: `<- [lamp] ./lamp.sh: exited with status 3 after 0.012 s: ...`.
+    private func sayOutcome(_ action: FiredAction, program: String, result: HookResult) {
+        var line =
+            "\(EngineJSON.localClock(action.date, in: timeZone))  \(action.device)  <- [\(action.rule)] \(program): \(result.summary)"
+        if !result.succeeded,
+            let last = result.standardError.text.split(separator: "\n").last(where: { !$0.isEmpty })
+        {
+            line += ": " + last.prefix(200)
+        }
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 
     private func say(_ action: FiredAction, _ what: String) {
@@ -143,7 +184,13 @@ final class ActionExecutor: Sendable {
     /// and a failed outcome at once, and the engine goes on evaluating fixes instead of waiting on a
     /// reader that may never come.
     private func append(_ action: FiredAction, to path: String) -> ActionOutcome {
-        let full = path.hasPrefix("/") ? path : rulesDirectory + "/" + path
+        let full = LogFile.path(path, in: logDirectory)
+        // A missing directory is made (owner only), as `geofence check` announces.
+        let parent = URL(fileURLWithPath: full).deletingLastPathComponent().path
+        if !FileManager.default.fileExists(atPath: parent) {
+            try? FileManager.default.createDirectory(
+                atPath: parent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
         let line: String
         do {
             line =

@@ -4,6 +4,8 @@ import GeofenceRules
 /// Everything a batch of records produced, turned into one store ``Step``.
 struct Batch {
     var outputs: [PipelineOutput] = []
+    /// For each output, when the evidence that produced it was true (nil: now, as for engine events).
+    var evidence: [Date?] = []
     var changedDevices: Set<String> = []
     var engineChanged = false
     var positions: [String: InputPosition] = [:]
@@ -12,12 +14,16 @@ struct Batch {
     var isEmpty: Bool { outputs.isEmpty && positions.isEmpty && lifecycle.isEmpty }
 
     /// Adds what one record or engine event produced; `device` is `nil` for engine events.
-    mutating func add(_ output: PipelineOutput, device: String?) {
+    mutating func add(_ output: PipelineOutput, device: String?, evidence: Date? = nil) {
         outputs.append(output)
+        self.evidence.append(evidence)
         if let device { changedDevices.insert(device) } else { engineChanged = true }
     }
 
-    func step(pipeline: Pipeline, now: Date) throws -> Step {
+    /// The store step; actions whose evidence is too old for `policy` are in it as skipped.
+    func step(pipeline: Pipeline, now: Date, policy: HistoryPolicy = HistoryPolicy(fireHistory: true)) throws
+        -> Step
+    {
         let encoder = EngineJSON.encoder()
         let stateEncoder = EngineJSON.stateEncoder()
         var step = Step()
@@ -32,7 +38,10 @@ struct Batch {
                     device: Runner.engineStateKey, state: try stateEncoder.encode(pipeline.state.engine),
                     updatedAt: now))
         }
-        for output in outputs {
+        var maxDelays: [String: Double] = [:]
+        for rule in pipeline.rules.rules { maxDelays[rule.name] = rule.maxDelaySeconds }
+        for (index, output) in outputs.enumerated() {
+            let evidence = index < self.evidence.count ? self.evidence[index] : nil
             for event in output.placeEvents {
                 step.events.append(
                     StoredEvent(
@@ -50,14 +59,22 @@ struct Batch {
                         json: try EngineJSON.line("commute", commute)))
             }
             for action in output.actions {
-                if case .remind = action.kind {
+                let skip = policy.skipReason(
+                    evidence: evidence ?? now, now: now, maxDelay: maxDelays[action.rule] ?? nil)
+                // A skipped reminder is not delivered.
+                if case .remind = action.kind, skip == nil {
                     step.remindersDelivered.append(
                         ReminderDelivery(rule: action.rule, device: action.device, key: action.id, at: now))
                 }
                 let payload = String(decoding: try encoder.encode(action), as: UTF8.self)
-                step.actions.append(
-                    OutboxAction(
-                        id: action.id, kind: action.kind.name.rawValue, payloadJSON: payload, createdAt: now))
+                var outbox = OutboxAction(
+                    id: action.id, kind: action.kind.name.rawValue, payloadJSON: payload, createdAt: now)
+                if let skip {
+                    outbox.status = .skipped
+                    outbox.lastError = skip
+                    outbox.finishedAt = now
+                }
+                step.actions.append(outbox)
             }
         }
         step.inputPositions = positions.keys.sorted().compactMap { positions[$0] }

@@ -33,6 +33,12 @@ public struct RunConfiguration: Sendable {
     public var inputTimeZone: TimeZone = .gmt
     /// The state directory.
     public var stateDirectory: String
+    /// Where relative `log:` paths point and hooks run (their working directory); `nil`: the
+    /// rules file's directory. A service whose rules are read-only (`/etc/geofence`) gives a
+    /// writable one here (`LogsDirectory=`). Relative hook programs are still found beside the rules.
+    public var logDirectory: String?
+    /// The zone action lines and the log's times are shown in; `nil`: the rules file's zone.
+    public var displayTimeZone: TimeZone?
     /// Print every fix the filter drops, with its reason.
     public var verbose = false
     /// After this long without a fix from an input (wall clock), report it paused; `nil`: never.
@@ -40,6 +46,9 @@ public struct RunConfiguration: Sendable {
     /// Treat the inputs as recorded history: no fix is judged by its arrival time (no expiry and no
     /// future check), exactly as `replay` does.
     public var history = false
+    /// Fire actions however old their evidence (imports); by default actions older than their
+    /// rule's `max_delay:` are recorded as skipped (see ``HistoryPolicy``).
+    public var fireHistory = false
     /// How many hooks may run at once.
     public var hookSlots = 4
     /// How long, on SIGTERM, running hooks get to finish before they are handed back.

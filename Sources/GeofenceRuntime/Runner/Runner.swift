@@ -50,13 +50,23 @@ public final class Runner {
     /// from `GEOFENCE_TEST_CRASH_ON_TEXT`, an environment variable only the end-to-end tests set;
     /// no input can set it.
     private let testCrashText: String?
+    /// Actions recorded as skipped (history) in this run.
+    private var skippedActions = 0
+    /// What each input brought, for warnings and the summary.
+    private var report = RunReport()
+    /// How far the followed files' history has been read.
+    private var catchUp: CatchUp
+    /// Events and commutes committed in this run, for the summary.
+    private var committed = (events: 0, commutes: 0, actions: 0)
 
     /// Opens the store, loads the rules and restores the saved state. Throws if the rules do not
     /// pass `check` or the state directory cannot be used.
     public init(configuration: RunConfiguration, printer: @escaping Printer) throws {
         self.configuration = configuration
-        self.log = RunLog(verbose: configuration.verbose)
+        catchUp = CatchUp(configuration: configuration)
         let rules = try Runner.loadRules(configuration.rulesPath)
+        let displayZone = configuration.displayTimeZone ?? rules.timeZone
+        self.log = RunLog(verbose: configuration.verbose, timeZone: displayZone)
         store = try Store(directory: configuration.stateDirectory)
         crashMarker = try CrashMarker(directory: configuration.stateDirectory)
         if let crashed = crashMarker.previous, crashed.signal != nil {
@@ -76,11 +86,23 @@ public final class Runner {
         }
         pipeline = Pipeline(rules: rules, state: state)
         let rulesDirectory = URL(fileURLWithPath: configuration.rulesPath).deletingLastPathComponent().path
+        let logDirectory = configuration.logDirectory ?? rulesDirectory
+        // Hooks run in it, so it must exist before the first one starts.
+        if !FileManager.default.fileExists(atPath: logDirectory) {
+            do {
+                try FileManager.default.createDirectory(
+                    atPath: logDirectory, withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw RunError(message: "geofence: cannot make the log directory \(logDirectory): \(error)")
+            }
+        }
         hooks = HookRunner(
             configuration: HookRunner.Configuration(
-                maxConcurrent: configuration.hookSlots, workingDirectory: rulesDirectory))
+                maxConcurrent: configuration.hookSlots, workingDirectory: logDirectory))
         executor = ActionExecutor(
-            store: store, hooks: hooks, rulesDirectory: rulesDirectory, log: log, timeZone: rules.timeZone)
+            store: store, hooks: hooks, rulesDirectory: rulesDirectory, logDirectory: logDirectory, log: log,
+            timeZone: displayZone)
         rulesChangedAt = Runner.modificationDate(configuration.rulesPath)
         var outputs: [any RunOutput] = [PrintedOutput(printer: printer)]
         inputs = try Runner.makeInputs(configuration, store: store, log: log, outputs: &outputs)
@@ -164,6 +186,8 @@ public final class Runner {
         for input in inputs {
             decoders[input.name] = input.decoder(
                 format: configuration.format, timeZone: configuration.inputTimeZone)
+            let stored = (try? store.inputPosition(input.name)) ?? nil
+            if let line = catchUp.start(input.name, at: stored?.offset) { log.info(line) }
             lastFix[input.name] = Date()
             open.insert(input.name)
             do {
@@ -179,6 +203,7 @@ public final class Runner {
             let flags = signals.take()
             if flags.reload { reload() }
             if !items.isEmpty { open.subtract(process(items)) } else { tickClock() }
+            catchUp.draw()
             checkPauses()
             pruneIfDue()
             if flags.stop {
@@ -190,6 +215,7 @@ public final class Runner {
                 break
             }
         }
+        catchUp.clear()
         for input in inputs { input.stop() }
         queue.close()
         lifecycle(.stopped, detail: nil)
@@ -211,14 +237,31 @@ public final class Runner {
             }
         }
         hooks.finish()
+        if skippedActions > 0 {
+            log.info("\(skippedActions) action(s) for past events were recorded as skipped, not fired")
+        }
+        logSummary()
         store.close()
         return failed ? 1 : 0
+    }
+
+    /// The lines that end a run's log: what each input brought, what was stored and what ran.
+    private func logSummary() {
+        for line in report.summary { log.info("summary: \(line)") }
+        let finished = executor.finished.withLock { $0 }
+        let unfinished = committed.actions - skippedActions - finished.done
+        log.info(
+            "summary: \(committed.events) events, \(committed.commutes) commutes stored; "
+                + "\(committed.actions) actions: \(finished.done - finished.failed) succeeded, \(finished.failed) failed, "
+                + "\(skippedActions) skipped as history"
+                + (unfinished > 0 ? ", \(unfinished) not finished (they run at the next start)" : ""))
     }
 
     // MARK: Processing
 
     /// Processes a batch of input items in one transaction; returns the inputs that ended.
     private func process(_ items: [InputItem]) -> Set<String> {
+        catchUp.clear()
         var ended = Set<String>()
         var batch = Batch()
         for item in items {
@@ -255,6 +298,7 @@ public final class Runner {
                     decode(text, number: line.number, from: input, arrivedAt: arrivedAt, batch: &batch)
                 }
                 if let position { batch.positions[input] = position }
+                if let line = catchUp.read(input, lines: lines.count, position: position) { log.info(line) }
             case .records(let input, let records):
                 for record in records { handle(record, from: input, arrivedAt: nil, batch: &batch) }
             case .message(let input, let topic, let text, let number, let live):
@@ -319,19 +363,24 @@ public final class Runner {
         case .success(nil):
             break
         case .failure(let failure):
+            report.unreadable(from: input)
             log.warning(topic.map { "\(failure) (message on \($0)); skipped" } ?? "\(failure)")
         }
     }
 
     /// Runs one record through the pipeline.
     private func handle(_ record: InputRecord, from input: String, arrivedAt: Date?, batch: inout Batch) {
+        if let warning = report.record(record, from: input) { log.warning(warning) }
         if record.fix != nil { noteFix(from: input, batch: &batch) }
         guard let output = pipeline.process(record, arrivedAt: arrivedAt) else { return }
         if let reason = output.dropped, let fix = record.fix {
             log.verbose(
                 "dropped fix \(EngineJSON.timestamp(fix.timestamp)) from \(input): \(reason.rawValue)")
+            if let warning = report.dropped(fix, reason: reason, from: input, now: Date()) {
+                log.warning(warning)
+            }
         }
-        batch.add(output, device: output.device)
+        batch.add(output, device: output.device, evidence: HistoryPolicy.evidenceDate(of: record))
     }
 
     private func noteFix(from input: String, batch: inout Batch) {
@@ -348,7 +397,11 @@ public final class Runner {
     /// the events are those a replay gives).
     private func tickClock() {
         var batch = Batch()
-        for output in pipeline.advance(to: Date()) { batch.add(output, device: output.device) }
+        // Confirmed by silence: the evidence is the deadline it held to (fresh when live, old
+        // when the silence is the end of history).
+        for output in pipeline.advance(to: Date()) {
+            batch.add(output, device: output.device, evidence: output.placeEvents.map(\.confirmedAt).max())
+        }
         if !batch.isEmpty { commit(batch) }
     }
 
@@ -395,11 +448,22 @@ public final class Runner {
     private func commit(_ batch: Batch) {
         guard !batch.isEmpty else { return }
         do {
-            let step = try batch.step(pipeline: pipeline, now: Date())
+            let step = try batch.step(
+                pipeline: pipeline, now: Date(),
+                policy: HistoryPolicy.for(pipeline.rules, fireHistory: configuration.fireHistory))
             try store.commit(step)
-            let committed = CommittedBatch(outputs: batch.outputs, rulesChangedAt: rulesChangedAt)
-            for output in outputs { output.deliver(committed) }
-            for action in step.actions { executor.execute(action) }
+            committed.events += step.events.count
+            committed.commutes += step.commutes.count
+            committed.actions += step.actions.count
+            let delivered = CommittedBatch(outputs: batch.outputs, rulesChangedAt: rulesChangedAt)
+            for output in outputs { output.deliver(delivered) }
+            for action in step.actions {
+                if action.status == .skipped {
+                    noteSkipped(action)
+                } else {
+                    executor.execute(action)
+                }
+            }
         } catch {
             // The records stay unacknowledged (their position is not stored): after a restart they are
             // read again. Going on without the store would risk losing actions, so stop.
@@ -407,6 +471,16 @@ public final class Runner {
             failed = true
             signals.stop()
         }
+    }
+
+    /// Logs the first action skipped as history with the reason and what to do; later ones are
+    /// counted, and the count is logged when the run stops.
+    private func noteSkipped(_ action: OutboxAction) {
+        skippedActions += 1
+        guard skippedActions == 1 else { return }
+        log.info(
+            "not firing actions for events in the past: \(action.lastError ?? "history") "
+                + "(each is recorded as skipped; geofence actions lists them)")
     }
 
     // MARK: Signals

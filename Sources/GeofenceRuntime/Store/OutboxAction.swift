@@ -16,6 +16,9 @@ public struct OutboxAction: Sendable, Equatable {
         case done
         /// Finished and failed; it is not run again.
         case failed
+        /// Never run, on purpose: the event it answers is history (before the run started, or older
+        /// than the rule's `max_delay:`); `lastError` says why.
+        case skipped
     }
 
     /// The action's unique id, given to a hook as `GEOFENCE_EVENT_ID`; the same on every attempt.
@@ -66,7 +69,7 @@ public struct OutboxAction: Sendable, Equatable {
     }
 
     /// Whether the action has finished, successfully or not; a finished action never runs again.
-    public var isFinished: Bool { status == .done || status == .failed }
+    public var isFinished: Bool { status == .done || status == .failed || status == .skipped }
 }
 
 /// How an action ended, as reported to ``Store/markDone(_:outcome:at:)``.

@@ -156,13 +156,18 @@ public final class Store: Sendable {
             // OR IGNORE: an id already in the outbox keeps its row, finished or not.
             let statement = try database.prepare(
                 """
-                INSERT OR IGNORE INTO outbox(id, kind, created_at, action_json, status, attempts)
-                VALUES (?, ?, ?, ?, 'pending', 0)
+                INSERT OR IGNORE INTO outbox(
+                    id, kind, created_at, action_json, status, attempts, last_error, finished_at)
+                VALUES (?, ?, ?, ?, ?, 0, ?, ?)
                 """)
             for action in step.actions {
+                // New actions are pending, or skipped (history) with the reason and the time.
+                let skipped = action.status == .skipped
                 try statement.bind([
                     .text(action.id), .text(action.kind), .real(seconds(action.createdAt)),
-                    .text(action.payloadJSON),
+                    .text(action.payloadJSON), .text(skipped ? "skipped" : "pending"),
+                    skipped ? .text(action.lastError) : .null,
+                    skipped ? .real(seconds(action.finishedAt ?? action.createdAt)) : .null,
                 ])
                 while try statement.step() {}
             }
@@ -237,7 +242,7 @@ public final class Store: Sendable {
     private static func requireUnfinished(_ id: String, in database: SQLiteDatabase) throws {
         let rows = try database.query("SELECT status FROM outbox WHERE id = ?", [.text(id)])
         guard let status = rows.first?["status"].string else { throw StoreError.unknownAction(id) }
-        if status == OutboxAction.Status.done.rawValue || status == OutboxAction.Status.failed.rawValue {
+        if let known = OutboxAction.Status(rawValue: status), known != .pending, known != .running {
             throw StoreError.actionFinished(id)
         }
     }

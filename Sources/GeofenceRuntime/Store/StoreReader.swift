@@ -54,6 +54,23 @@ public final class StoreReader: Sendable {
         try database.withLock { try StoreQueries.commutes(in: $0, limit: limit) }
     }
 
+    /// Outbox actions in the order they were written, the last `limit` if given; only the failed
+    /// ones if `failedOnly`.
+    public func listActions(failedOnly: Bool = false, limit: Int? = nil) throws -> [StoredAction] {
+        try database.withLock { try StoreQueries.actions(in: $0, failedOnly: failedOnly, limit: limit) }
+    }
+
+    /// For following: the actions written after `position`, still unfinished, or finished at or
+    /// after `finishedSince`.
+    public func listActions(failedOnly: Bool = false, after position: Int64, finishedSince: Date) throws
+        -> [StoredAction]
+    {
+        try database.withLock {
+            try StoreQueries.actions(
+                in: $0, failedOnly: failedOnly, limit: nil, after: position, finishedSince: finishedSince)
+        }
+    }
+
     /// Every action in the outbox, finished or not, in the order they were queued (for reports:
     /// what ran, what failed, what timed out).
     public func actions() throws -> [OutboxAction] {

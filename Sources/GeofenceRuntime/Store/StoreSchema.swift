@@ -68,7 +68,30 @@ enum StoreSchema {
             action_id TEXT,
             json TEXT
         );
+        """,
+        // 2: an action can be recorded as skipped (history, or older than its rule's max_delay)
+        // instead of run. SQLite cannot change a CHECK constraint, so the table is rebuilt, rows and
+        // their order (rowid) kept.
         """
+        CREATE TABLE outbox_new(
+            id TEXT PRIMARY KEY,
+            kind TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            action_json TEXT NOT NULL,
+            status TEXT NOT NULL CHECK(status IN ('pending', 'running', 'done', 'failed', 'skipped')),
+            attempts INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT,
+            finished_at REAL,
+            result_json TEXT
+        );
+        INSERT INTO outbox_new(
+            rowid, id, kind, created_at, action_json, status, attempts, last_error, finished_at, result_json)
+        SELECT rowid, id, kind, created_at, action_json, status, attempts, last_error, finished_at, result_json
+        FROM outbox;
+        DROP TABLE outbox;
+        ALTER TABLE outbox_new RENAME TO outbox;
+        CREATE INDEX outbox_unfinished ON outbox(status) WHERE status IN ('pending', 'running');
+        """,
     ]
 
     /// Brings `database` up to the latest schema, one transaction per migration.

@@ -1,0 +1,82 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Issue 12's command line: every command answers `--help` with its own usage, unknown words get
+/// suggestions, `run` says which input is missing, durations read as in the rules file.
+@Suite struct CommandLineTests {
+    static let commands = [
+        "check", "replay", "report", "run", "actions", "events", "commutes", "stays", "simulate", "demo",
+    ]
+
+    private func geofence(_ arguments: [String], stdin: String? = nil) throws -> (
+        status: Int32, stdout: String, stderr: String
+    ) {
+        let scratch = try TemporaryDirectory("cli")
+        return try GeofenceProcess.run(arguments, in: scratch.path, name: "cli", stdin: stdin)
+    }
+
+    @Test(arguments: commands)
+    func everyCommandAnswersHelpWithItsOwnUsageAndExitsZero(command: String) throws {
+        for words in [
+            [command, "--help"], [command, "-h"], ["help", command], [command, "--bogus", "--help"],
+        ] {
+            let result = try geofence(words)
+            #expect(result.status == 0, "\(words): \(result.stderr)")
+            #expect(result.stdout.hasPrefix("usage: geofence \(command)"), "\(words): \(result.stdout)")
+            #expect(result.stdout.contains("--help, -h"), "\(words)")
+        }
+    }
+
+    @Test func helpListsEveryCommandAndVersionPrintsOne() throws {
+        let help = try geofence(["help"])
+        #expect(help.status == 0)
+        for command in Self.commands { #expect(help.stdout.contains("\n  \(command) "), "\(command)") }
+        let version = try geofence(["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdout.hasPrefix("geofence "))
+        let bare = try geofence([])
+        #expect(bare.status == 2)
+        #expect(bare.stderr.contains("commands:"))
+    }
+
+    @Test(arguments: [
+        (["evnts"], "did you mean 'events'?"),
+        (["help", "comutes"], "did you mean 'commutes'?"),
+        (["events", "--limt", "3"], "did you mean '--limit'?"),
+        (["commutes", "--time-zone", "europe/berlin"], "did you mean 'Europe/Berlin'?"),
+        (["events", "--time-zone", "Paris"], "did you mean 'Europe/Paris'?"),
+        (["replay", "r.yaml", "in.ndjson", "--format", "ndjosn"], "did you mean 'ndjson'?"),
+        (["stays", "-", "--min-stay", "soon"], "--min-stay wants a duration such as 90s, 20m, 1h30m or 90d"),
+    ])
+    func unknownWordsGetSuggestions(arguments: [String], expected: String) throws {
+        let result = try geofence(arguments)
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("geofence: "))
+        #expect(result.stderr.contains(expected), "\(result.stderr)")
+    }
+
+    @Test func runWithoutAnInputNamesTheOptionsThatGiveOne() throws {
+        let scratch = try TemporaryDirectory("run-no-input")
+        try scratch.write("rules.yaml", DayFixtures.hookRules(hook: "/bin/true"))
+        let result = try GeofenceProcess.run(["run", "rules.yaml"], in: scratch.path, name: "run")
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--input PATH"))
+        #expect(result.stderr.contains("--mqtt URL"))
+        let missingRules = try GeofenceProcess.run(["run"], in: scratch.path, name: "run2")
+        #expect(missingRules.status == 2)
+        #expect(missingRules.stderr.contains("run needs RULES"))
+    }
+
+    @Test func durationsOnTheCommandLineUseTheRulesFileGrammar() throws {
+        let day = try geofence(["simulate", "day", "--interval", "1m30s"])
+        #expect(day.status == 0)
+        let lines = day.stdout.split(separator: "\n")
+        #expect(lines.count > 100)
+        let stays = try geofence(["stays", "-", "--min-stay", "1h30m"], stdin: day.stdout)
+        let shorter = try geofence(["stays", "-", "--min-stay", "20m"], stdin: day.stdout)
+        #expect(stays.status == 0 && shorter.status == 0)
+        // Raising the minimum stay to an hour and a half drops the lunch and gym stays.
+        #expect(stays.stdout.split(separator: "\n").count < shorter.stdout.split(separator: "\n").count)
+    }
+}
