@@ -5,9 +5,11 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # pkg-config name : Debian package providing it
-PKGS := geos:libgeos-dev yaml-0.1:libyaml-dev sqlite3:libsqlite3-dev libmosquitto:libmosquitto-dev
+PKGS := geos:libgeos-dev yaml-0.1:libyaml-dev sqlite3:libsqlite3-dev libmosquitto:libmosquitto-dev \
+	libmicrohttpd:libmicrohttpd-dev libcurl:libcurl4-openssl-dev
 # command : Debian package providing it (programs the tests run: a private MQTT broker and clients)
-CMDS := mosquitto:mosquitto mosquitto_pub:mosquitto-clients mosquitto_sub:mosquitto-clients
+CMDS := mosquitto:mosquitto mosquitto_pub:mosquitto-clients mosquitto_sub:mosquitto-clients \
+	curl:curl
 
 .PHONY: setup build test demo bench bench-reference format clean
 

@@ -30,6 +30,16 @@ let package = Package(
             pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]
         ),
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
 
         // posix_spawn's glibc extensions (closefrom, chdir), pipe2 and waitid's siginfo fields are
         // hidden behind _GNU_SOURCE or macros Swift cannot import; this tiny C target exposes them.
@@ -47,7 +57,9 @@ let package = Package(
         // The headless runtime: the SQLite store, the hook runner, the MQTT client, the long-running loop.
         .target(
             name: "GeofenceRuntime",
-            dependencies: ["Geofence", "GeofenceInput", "GeofenceRules", "CSQLite", "CSpawn", "CMosquitto"]),
+            dependencies: [
+                "Geofence", "GeofenceInput", "GeofenceRules", "CSQLite", "CSpawn", "CMosquitto", "CMicroHTTPD", "CCurl",
+            ]),
 
         // The command line.
         .executableTarget(
