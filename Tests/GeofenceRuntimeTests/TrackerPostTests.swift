@@ -54,7 +54,8 @@ struct TrackerPostTests {
 
     /// An empty OwnTracks post (a friend deleted in the app) is answered and carries nothing.
     @Test func anEmptyOwnTracksPostIsAnsweredWithNothingToRead() throws {
-        let post = try TrackerPost.read(request(headers: ["X-Limit-U": "jane", "X-Limit-D": "phone"]), user: nil)
+        let post = try TrackerPost.read(
+            request(headers: ["X-Limit-U": "jane", "X-Limit-D": "phone"]), user: nil)
         #expect(post.lines.isEmpty)
         #expect(post.reply.status == 200)
     }
@@ -90,7 +91,10 @@ struct TrackerPostTests {
     /// knots, the device from `id`.
     @Test func osmAndQueriesGiveAFixWithSpeedFromKnots() throws {
         let post = try TrackerPost.read(
-            request(query: "id=123456&lat=52.52&lon=13.405&timestamp=1678886400&hdop=8&altitude=50&speed=10&bearing=90&batt=85"),
+            request(
+                query:
+                    "id=123456&lat=52.52&lon=13.405&timestamp=1678886400&hdop=8&altitude=50&speed=10&bearing=90&batt=85"
+            ),
             user: nil)
         #expect(post.kind == .osmAnd)
         #expect(post.reply.status == 200)
@@ -107,7 +111,9 @@ struct TrackerPostTests {
         let post = try TrackerPost.read(
             request(
                 headers: ["Content-Type": "application/x-www-form-urlencoded"],
-                body: "lat=45.5&lon=-122.6&time=2024-05-01T10%3A00%3A00.000Z&acc=4.5&spd=1.5&dir=180&ser=ABC&desc=a+b"),
+                body:
+                    "lat=45.5&lon=-122.6&time=2024-05-01T10%3A00%3A00.000Z&acc=4.5&spd=1.5&dir=180&ser=ABC&desc=a+b"
+            ),
             user: nil)
         #expect(post.kind == .gpsLogger)
         let fix = try fix(post.lines[0])
@@ -165,7 +171,8 @@ struct HTTPCredentialsTests {
     @Test func credentialsAreCheckedAndNameTheUser() throws {
         let credentials = try HTTPCredentials(
             text: "# phones\njane:s3cret:with:colons\n\nabcdefghijklmnop0123\n", source: "auth")
-        #expect(credentials.check(request(authorization: basic("jane", "s3cret:with:colons"))) == .user("jane"))
+        #expect(
+            credentials.check(request(authorization: basic("jane", "s3cret:with:colons"))) == .user("jane"))
         #expect(credentials.check(request(authorization: basic("jane", "wrong"))) == .refused)
         #expect(credentials.check(request(authorization: basic("bob", "s3cret:with:colons"))) == .refused)
         #expect(credentials.check(request(authorization: "Bearer abcdefghijklmnop0123")) == .token)
@@ -175,7 +182,9 @@ struct HTTPCredentialsTests {
     }
 
     /// A file that gives no usable credential is an error naming the line.
-    @Test(arguments: [("# nothing\n", "auth: no credential"), ("short\n", "auth:1: a token"), (":pw\n", "auth:1:")])
+    @Test(arguments: [
+        ("# nothing\n", "auth: no credential"), ("short\n", "auth:1: a token"), (":pw\n", "auth:1:"),
+    ])
     func badCredentialFilesAreRefused(text: String, message: String) {
         #expect {
             _ = try HTTPCredentials(text: text, source: "auth")

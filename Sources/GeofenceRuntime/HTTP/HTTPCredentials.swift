@@ -25,7 +25,8 @@ struct HTTPCredentials: Sendable {
                 let user = String(line[..<colon])
                 let password = String(line[line.index(after: colon)...])
                 guard !user.isEmpty, !password.isEmpty else {
-                    throw HTTPServerError("\(source):\(index + 1): USER:PASSWORD needs both a user and a password")
+                    throw HTTPServerError(
+                        "\(source):\(index + 1): USER:PASSWORD needs both a user and a password")
                 }
                 guard passwords[user] == nil else {
                     throw HTTPServerError("\(source):\(index + 1): the user \(user) is named twice")
@@ -38,7 +39,9 @@ struct HTTPCredentials: Sendable {
                 tokens.append(Array(line.utf8))
             }
         }
-        guard !isEmpty else { throw HTTPServerError("\(source): no credential (USER:PASSWORD or TOKEN lines)") }
+        guard !isEmpty else {
+            throw HTTPServerError("\(source): no credential (USER:PASSWORD or TOKEN lines)")
+        }
     }
 
     /// Reads the file at `path`. Throws if it cannot be read or holds no credential.

@@ -22,8 +22,10 @@ struct HTTPRequest: Sendable {
     /// The media type of the body, lowercased, without parameters (`application/json`).
     var contentType: String? {
         header("content-type").map {
-            $0.split(separator: ";", maxSplits: 1).first.map(String.init)?.trimmingCharacters(in: .whitespaces)
-                .lowercased() ?? ""
+            $0.split(separator: ";", maxSplits: 1).first.map(String.init)?.trimmingCharacters(
+                in: .whitespaces
+            )
+            .lowercased() ?? ""
         }
     }
 
@@ -78,6 +80,7 @@ struct HTTPResponse: Sendable, Equatable {
 
     /// A plain-text body ending in a line break.
     static func text(_ status: Int, _ text: String) -> HTTPResponse {
-        HTTPResponse(status: status, body: Array((text + "\n").utf8), contentType: "text/plain; charset=utf-8")
+        HTTPResponse(
+            status: status, body: Array((text + "\n").utf8), contentType: "text/plain; charset=utf-8")
     }
 }

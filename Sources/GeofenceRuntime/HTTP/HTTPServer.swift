@@ -41,7 +41,8 @@ final class HTTPServer: @unchecked Sendable {
     private struct Daemon: @unchecked Sendable { let pointer: OpaquePointer }
 
     /// Binds and starts serving. Throws if the address cannot be bound or libmicrohttpd cannot start.
-    init(address: HTTPAddress, limits: Limits = Limits(), handler: @escaping Handler) throws(HTTPServerError) {
+    init(address: HTTPAddress, limits: Limits = Limits(), handler: @escaping Handler) throws(HTTPServerError)
+    {
         self.address = address
         self.limits = limits
         self.handler = handler
@@ -86,7 +87,8 @@ final class HTTPServer: @unchecked Sendable {
         }
         defer { freeaddrinfo(list) }
         let info = first.pointee
-        let descriptor = socket(info.ai_family, info.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), info.ai_protocol)
+        let descriptor = socket(
+            info.ai_family, info.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), info.ai_protocol)
         guard descriptor >= 0 else { throw HTTPServerError("--http \(address): socket: \(errorText())") }
         var yes: Int32 = 1
         setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -137,7 +139,8 @@ final class HTTPServer: @unchecked Sendable {
         guard let pointer = state.pointee else {
             let upload = Upload()
             state.pointee = Unmanaged.passRetained(upload).toOpaque()
-            if let length = HTTPServer.value(connection, MHD_ValueKind.HEADER_KIND, "Content-Length").flatMap(Int.init),
+            if let length = HTTPServer.value(connection, MHD_ValueKind.HEADER_KIND, "Content-Length").flatMap(
+                Int.init),
                 length > server.limits.bodyBytes
             {
                 upload.tooLarge = true
@@ -153,7 +156,8 @@ final class HTTPServer: @unchecked Sendable {
                     upload.body = []
                 } else {
                     uploadData.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) {
-                        upload.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: uploadSize.pointee))
+                        upload.body.append(
+                            contentsOf: UnsafeBufferPointer(start: $0, count: uploadSize.pointee))
                     }
                 }
             }
@@ -166,7 +170,9 @@ final class HTTPServer: @unchecked Sendable {
             method: method.map { String(cString: $0) } ?? "GET", path: path,
             query: HTTPServer.values(connection, MHD_ValueKind.GET_ARGUMENT_KIND),
             headers: Dictionary(
-                HTTPServer.values(connection, MHD_ValueKind.HEADER_KIND).map { ($0.name.lowercased(), $0.value) },
+                HTTPServer.values(connection, MHD_ValueKind.HEADER_KIND).map {
+                    ($0.name.lowercased(), $0.value)
+                },
                 uniquingKeysWith: { first, _ in first }),
             body: upload.body)
         upload.body = []
@@ -188,7 +194,8 @@ final class HTTPServer: @unchecked Sendable {
         // NULL when out of memory: the connection is closed.
         let made = response.body.withUnsafeBytes { bytes in
             MHD_create_response_from_buffer(
-                bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+                bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
+                MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
         }
         guard let made else { return MHD_Result.NO }
         defer { MHD_destroy_response(made) }
@@ -204,7 +211,9 @@ final class HTTPServer: @unchecked Sendable {
     }
 
     /// Every value of `kind` (headers, query arguments), in order.
-    private static func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [(name: String, value: String)] {
+    private static func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [(
+        name: String, value: String
+    )] {
         final class Collected { var pairs: [(name: String, value: String)] = [] }
         let collected = Collected()
         let context = Unmanaged.passUnretained(collected).toOpaque()
@@ -235,7 +244,9 @@ struct HTTPAddress: Sendable, CustomStringConvertible, Equatable {
         if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
             host = String(text[text.index(after: text.startIndex)..<close])
             let rest = text[text.index(after: close)...]
-            guard rest.hasPrefix(":") else { throw HTTPServerError("--http \(text): the port is missing ([::1]:8080)") }
+            guard rest.hasPrefix(":") else {
+                throw HTTPServerError("--http \(text): the port is missing ([::1]:8080)")
+            }
             portText = String(rest.dropFirst())
         } else if let colon = text.lastIndex(of: ":") {
             host = String(text[..<colon])

@@ -62,7 +62,8 @@ struct TrackerPost: Equatable {
     private static func json(_ request: HTTPRequest, user: String?) throws(TrackerPostError) -> TrackerPost {
         let object: [String: Any]
         do {
-            guard let parsed = try JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any] else {
+            guard let parsed = try JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any]
+            else {
                 throw TrackerPostError("the body is not a JSON object")
             }
             object = parsed
@@ -82,7 +83,8 @@ struct TrackerPost: Equatable {
             return try traccar(location, device: object["device_id"], user: user)
         }
         throw TrackerPostError(
-            "a JSON body without \"_type\" (OwnTracks), \"locations\" (Overland) or \"location\" (Traccar Client)")
+            "a JSON body without \"_type\" (OwnTracks), \"locations\" (Overland) or \"location\" (Traccar Client)"
+        )
     }
 
     /// The OwnTracks payload as it came, with the `topic` member an MQTT message would give, so
@@ -99,7 +101,8 @@ struct TrackerPost: Equatable {
             line = String(decoding: request.body, as: UTF8.self)
             unnamed = true
         }
-        return TrackerPost(kind: .ownTracks, lines: [flat(line)], reply: .json(200, "[]"), unnamedOwnTracksDevice: unnamed)
+        return TrackerPost(
+            kind: .ownTracks, lines: [flat(line)], reply: .json(200, "[]"), unnamedOwnTracksDevice: unnamed)
     }
 
     /// Overland's GeoJSON Features: Point geometry `[lon, lat]` and properties `timestamp`,
@@ -136,7 +139,9 @@ struct TrackerPost: Equatable {
 
     /// Traccar Client's JSON (from version 9): `location.timestamp`, `location.coords` with
     /// `latitude`, `longitude`, `accuracy`, `speed` (m/s), `heading`, `altitude`.
-    private static func traccar(_ value: Any, device: Any?, user: String?) throws(TrackerPostError) -> TrackerPost {
+    private static func traccar(_ value: Any, device: Any?, user: String?) throws(TrackerPostError)
+        -> TrackerPost
+    {
         guard let location = value as? [String: Any], let coords = location["coords"] as? [String: Any],
             let latitude = number(coords["latitude"]), let longitude = number(coords["longitude"])
         else { throw TrackerPostError("Traccar Client: location.coords has no latitude and longitude") }
@@ -169,19 +174,25 @@ struct TrackerPost: Equatable {
     ///   `spd` or `speed` in metres a second otherwise (GPSLogger's `%SPD`);
     /// - device: `id` or `deviceid` (OsmAnd), else `device`, `ser`, `serial` or `aid` (GPSLogger),
     ///   else the authenticated user.
-    static func arguments(_ arguments: [(name: String, value: String)], user: String?) throws(TrackerPostError)
+    static func arguments(_ arguments: [(name: String, value: String)], user: String?)
+        throws(TrackerPostError)
         -> TrackerPost
     {
         func value(_ names: String...) -> (name: String, value: String)? {
             for name in names {
-                if let found = arguments.first(where: { $0.name == name && !$0.value.isEmpty }) { return found }
+                if let found = arguments.first(where: { $0.name == name && !$0.value.isEmpty }) {
+                    return found
+                }
             }
             return nil
         }
         func decimal(_ names: String...) throws(TrackerPostError) -> Double? {
             for name in names {
-                guard let found = arguments.first(where: { $0.name == name && !$0.value.isEmpty }) else { continue }
-                guard let number = Double(found.value.trimmingCharacters(in: .whitespaces)), number.isFinite else {
+                guard let found = arguments.first(where: { $0.name == name && !$0.value.isEmpty }) else {
+                    continue
+                }
+                guard let number = Double(found.value.trimmingCharacters(in: .whitespaces)), number.isFinite
+                else {
                     throw TrackerPostError("argument \(name): '\(found.value)' is not a number")
                 }
                 return number
@@ -228,7 +239,8 @@ struct TrackerPost: Equatable {
         } else {
             line.add("speed", try decimal("spd", "speed").flatMap(known))
         }
-        let device = osmAndDevice?.value ?? value("device", "ser", "serial", "aid")?.value ?? user ?? kind.rawValue
+        let device =
+            osmAndDevice?.value ?? value("device", "ser", "serial", "aid")?.value ?? user ?? kind.rawValue
         line.add("deviceId", device)
         return TrackerPost(kind: kind, lines: [line.text], reply: .text(200, "OK"))
     }
