@@ -6,7 +6,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # pkg-config name : Debian package providing it
 PKGS := geos:libgeos-dev yaml-0.1:libyaml-dev sqlite3:libsqlite3-dev libmosquitto:libmosquitto-dev \
-	libmicrohttpd:libmicrohttpd-dev libcurl:libcurl4-openssl-dev
+	libmicrohttpd:libmicrohttpd-dev libcurl:libcurl4-openssl-dev libsodium:libsodium-dev
 # command : Debian package providing it (programs the tests run: a private MQTT broker and clients)
 CMDS := mosquitto:mosquitto mosquitto_pub:mosquitto-clients mosquitto_sub:mosquitto-clients \
 	curl:curl

@@ -40,6 +40,11 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]
+        ),
 
         // posix_spawn's glibc extensions (closefrom, chdir), pipe2 and waitid's siginfo fields are
         // hidden behind _GNU_SOURCE or macros Swift cannot import; this tiny C target exposes them.
@@ -59,6 +64,7 @@ let package = Package(
             name: "GeofenceRuntime",
             dependencies: [
                 "Geofence", "GeofenceInput", "GeofenceRules", "CSQLite", "CSpawn", "CMosquitto", "CMicroHTTPD", "CCurl",
+                "CSodium",
             ]),
 
         // The command line.
