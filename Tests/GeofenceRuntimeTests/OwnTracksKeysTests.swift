@@ -27,7 +27,7 @@ struct OwnTracksKeysTests {
     /// A payload sealed by libsodium outside geofence (the published ciphertext of a known
     /// secret and nonce) opens: the key derivation is the apps' (zero padding), not ours alone.
     @Test func aKnownCiphertextOpens() throws {
-        // Made with PyNaCl 1.5 (from PyPI, outside this repository): SecretBox(b"s3cr3t".ljust(32, b"\0")).encrypt(b'{"_type":"location"}',
+        // Made with PyNaCl 1.6.2 (from PyPI, outside this repository): SecretBox(b"s3cr3t".ljust(32, b"\0")).encrypt(b'{"_type":"location"}',
         // nonce=bytes(range(24))), base64.
         let data = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYX/RM4F1LO3qsx83BDKh90b4eYDKsnpNqNrHoBXiT16R+tcxra"
         let keys = try OwnTracksKeys(text: "s3cr3t\n", source: "keys")
