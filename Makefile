@@ -6,10 +6,12 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # pkg-config name : Debian package providing it
 PKGS := geos:libgeos-dev yaml-0.1:libyaml-dev sqlite3:libsqlite3-dev libmosquitto:libmosquitto-dev \
-	libmicrohttpd:libmicrohttpd-dev libcurl:libcurl4-openssl-dev libsodium:libsodium-dev
-# command : Debian package providing it (programs the tests run: a private MQTT broker and clients)
+	libmicrohttpd:libmicrohttpd-dev libcurl:libcurl4-openssl-dev libsodium:libsodium-dev \
+	libgps:libgps-dev
+# command : Debian package providing it (programs the tests run: a private MQTT broker and clients,
+# curl against the HTTP receiver, gpsd fed by gpsfake)
 CMDS := mosquitto:mosquitto mosquitto_pub:mosquitto-clients mosquitto_sub:mosquitto-clients \
-	curl:curl
+	curl:curl gpsd:gpsd gpsfake:gpsd-clients
 
 .PHONY: setup build test demo bench bench-reference format clean
 

@@ -45,6 +45,11 @@ let package = Package(
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]
         ),
+        .systemLibrary(
+            name: "CGPS",
+            pkgConfig: "libgps",
+            providers: [.apt(["libgps-dev"])]
+        ),
 
         // posix_spawn's glibc extensions (closefrom, chdir), pipe2 and waitid's siginfo fields are
         // hidden behind _GNU_SOURCE or macros Swift cannot import; this tiny C target exposes them.
@@ -64,7 +69,7 @@ let package = Package(
             name: "GeofenceRuntime",
             dependencies: [
                 "Geofence", "GeofenceInput", "GeofenceRules", "CSQLite", "CSpawn", "CMosquitto", "CMicroHTTPD", "CCurl",
-                "CSodium",
+                "CSodium", "CGPS",
             ]),
 
         // The command line.
