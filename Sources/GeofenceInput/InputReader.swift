@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Reads a whole source (a file or standard input already read) into records, for replay.
 ///
@@ -16,7 +16,7 @@ public enum InputReader {
             return readAll(data: data, source: name, format: format, timeZone: timeZone, deviceId: deviceId)
         } catch {
             return InputBatch(errors: [
-                InputError(
+                RecordError(
                     source: name, line: 0, message: "cannot be read: \(error.localizedDescription)",
                     kind: .unreadable)
             ])

@@ -27,7 +27,7 @@ struct RecordReader {
     /// The name errors use for the input.
     var source: String { path == "-" ? "stdin" : path }
 
-    func read(record: (InputRecord) throws -> Void, error: (InputError) -> Void) throws {
+    func read(record: (InputRecord) throws -> Void, error: (RecordError) -> Void) throws {
         let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw CommandError(message: "cannot open \(path): \(String(cString: strerror(errno)))")

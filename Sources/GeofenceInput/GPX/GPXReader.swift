@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Geofence
 
 #if canImport(FoundationXML)
@@ -39,7 +39,7 @@ public enum GPXReader {
         if !parsed, !delegate.aborted {
             let code = (parser.parserError as NSError?)?.code ?? 0
             delegate.errors.append(
-                InputError(
+                RecordError(
                     source: source, line: parser.lineNumber, column: parser.columnNumber,
                     message: "the XML is malformed here (XMLParser error \(code))", kind: .malformed))
         }
@@ -47,13 +47,13 @@ public enum GPXReader {
         // still being written); an element left open is the sign.
         if parsed, let open = delegate.openElement {
             delegate.errors.append(
-                InputError(
+                RecordError(
                     source: source, line: parser.lineNumber,
                     message: "the document ends inside <\(open)>", kind: .malformed))
         }
         if !delegate.sawRoot, delegate.errors.isEmpty {
             delegate.errors.append(
-                InputError(source: source, line: 0, message: "no GPX document found", kind: .malformed))
+                RecordError(source: source, line: 0, message: "no GPX document found", kind: .malformed))
         }
         let ordered = delegate.fixes.enumerated().sorted {
             ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset)
@@ -69,7 +69,7 @@ private final class GPXDelegate: NSObject, XMLParserDelegate {
     var fixes: [Fix] = []
     /// Points without a time, as ignored records.
     var untimed: [InputRecord] = []
-    var errors: [InputError] = []
+    var errors: [RecordError] = []
     var sawRoot = false
     var aborted = false
 
@@ -112,7 +112,7 @@ private final class GPXDelegate: NSObject, XMLParserDelegate {
             sawRoot = true
             guard name == "gpx" else {
                 errors.append(
-                    InputError(
+                    RecordError(
                         source: source, line: parser.lineNumber,
                         message: "not a GPX document: the root element is <\(elementName)>", kind: .malformed)
                 )
@@ -164,9 +164,9 @@ private final class GPXDelegate: NSObject, XMLParserDelegate {
     }
 
     private func finish(_ point: Point) {
-        func fail(_ field: String, _ message: String, _ kind: InputError.Kind) {
+        func fail(_ field: String, _ message: String, _ kind: RecordError.Kind) {
             errors.append(
-                InputError(source: source, line: point.line, field: field, message: message, kind: kind))
+                RecordError(source: source, line: point.line, field: field, message: message, kind: kind))
         }
         let context = LineContext(
             source: source, line: point.line, zone: LocalZone(.gmt), defaultDeviceId: nil)
@@ -183,7 +183,7 @@ private final class GPXDelegate: NSObject, XMLParserDelegate {
             return fail("lon", "\"\(longitudeText)\" is not a number", .invalidField)
         }
         let coordinate: Coordinate
-        do throws(InputError) {
+        do throws(RecordError) {
             coordinate = try context.coordinate(
                 latitude: latitude, latitudeText: latitudeText, latitudeField: "lat",
                 longitude: longitude, longitudeText: longitudeText, longitudeField: "lon")

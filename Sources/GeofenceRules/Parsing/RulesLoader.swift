@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Geofence
 
 /// Reads and checks a rules file: YAML (or JSON) into a ``RulesFile``, or every problem found.
@@ -231,7 +231,7 @@ private struct Parser {
         do {
             return try make()
         } catch let error as PolygonError {
-            throw PlaceFailure(mark: node.mark, message: error.message)
+            throw PlaceFailure(mark: node.mark, message: error.description)
         }
     }
 

@@ -1,11 +1,11 @@
 import CYAML
 
 /// A YAML syntax error, with where libyaml found it.
-public struct YAMLSyntaxError: Error, Sendable, Equatable {
+struct YAMLSyntaxError: Error, Sendable, Equatable {
     /// libyaml's description of the problem.
-    public var message: String
+    var message: String
     /// Where the problem is.
-    public var mark: SourceMark
+    var mark: SourceMark
 }
 
 /// Parses YAML text into a ``YAMLNode`` tree with libyaml's event API.
@@ -13,9 +13,9 @@ public struct YAMLSyntaxError: Error, Sendable, Equatable {
 /// This is the only file that imports libyaml. Anchors and aliases are resolved (an alias is a copy
 /// of the anchored node); merge keys (`<<`) are not supported and are read as an ordinary key.
 /// JSON is read by the same parser: libyaml accepts JSON documents as YAML flow collections.
-public enum YAMLParser {
+enum YAMLParser {
     /// Parses the first document of `text`. An empty document is an empty mapping.
-    public static func parse(_ text: String) throws(YAMLSyntaxError) -> YAMLNode {
+    static func parse(_ text: String) throws(YAMLSyntaxError) -> YAMLNode {
         var parser = yaml_parser_t()
         guard yaml_parser_initialize(&parser) == 1 else {
             throw YAMLSyntaxError(
