@@ -45,15 +45,14 @@ let package = Package(
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]
         ),
-        .systemLibrary(
-            name: "CGPS",
-            pkgConfig: "libgps",
-            providers: [.apt(["libgps-dev"])]
-        ),
 
         // posix_spawn's glibc extensions (closefrom, chdir), pipe2 and waitid's siginfo fields are
         // hidden behind _GNU_SOURCE or macros Swift cannot import; this tiny C target exposes them.
         .target(name: "CSpawn"),
+
+        // libgps (gpsd's client) behind a small C file: gps.h's unions and 64-bit mask macros stay
+        // on the C side, and Swift sees one plain struct per report.
+        .target(name: "CGPS", linkerSettings: [.linkedLibrary("gps"), .linkedLibrary("m")]),
 
         // Location types, geometry, conditions, the monitor and the visit detector.
         .target(name: "Geofence", dependencies: ["CGEOS"]),

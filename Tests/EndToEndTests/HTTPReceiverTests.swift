@@ -1,5 +1,6 @@
 import Foundation
 import GeofenceRuntime
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -88,7 +89,7 @@ private enum HTTPDay {
     }
 
     /// `geofence run rules.yaml --http 127.0.0.1:0 --history` and the port it chose.
-    static func run(in scratch: Scratch, extra: [String] = [], name: String = "run") throws -> (GeofenceProcess, Int) {
+    static func run(in scratch: TemporaryDirectory, extra: [String] = [], name: String = "run") throws -> (GeofenceProcess, Int) {
         let run = try GeofenceProcess(
             ["run", "rules.yaml", "--http", "127.0.0.1:0", "--history", "--state", scratch.file("state")] + extra,
             in: scratch.path, name: name)
@@ -103,7 +104,7 @@ private enum HTTPDay {
 
     /// Starts one curl process that makes `requests` in order (a config file, `next` between
     /// them), printing each status on a line of `name.status`.
-    static func startCurl(_ requests: [Request], port: Int, in scratch: Scratch, name: String) throws -> Process {
+    static func startCurl(_ requests: [Request], port: Int, in scratch: TemporaryDirectory, name: String) throws -> Process {
         func quoted(_ text: String) -> String {
             "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
                 + "\""
@@ -132,20 +133,20 @@ private enum HTTPDay {
     }
 
     /// Waits for a curl process and returns the statuses it printed.
-    static func finish(_ child: Process, name: String, in scratch: Scratch) throws -> [String] {
+    static func finish(_ child: Process, name: String, in scratch: TemporaryDirectory) throws -> [String] {
         defer { end(child) }
         try waitUntil("curl \(name) to finish", seconds: 300) { !child.isRunning }
-        return Scratch.lines(scratch.file(name + ".status"))
+        return TemporaryDirectory.lines(scratch.file(name + ".status"))
     }
 
     /// What replay says the stored events must be, for `lines` of NDJSON.
-    static func expectedEvents(_ lines: [String], in scratch: Scratch, name: String) throws -> [String] {
+    static func expectedEvents(_ lines: [String], in scratch: TemporaryDirectory, name: String) throws -> [String] {
         try scratch.write(name, lines.joined(separator: "\n") + "\n")
         return DayFixtures.eventIDs(
             try DayFixtures.replay(rules: scratch.file("rules.yaml"), input: scratch.file(name), in: scratch))
     }
 
-    static func storedEvents(in scratch: Scratch) throws -> [String] {
+    static func storedEvents(in scratch: TemporaryDirectory) throws -> [String] {
         let store = try Store(directory: scratch.file("state"))
         defer { store.close() }
         return try store.events().map(\.id)
@@ -157,7 +158,7 @@ extension EndToEnd {
     /// post is answered 200 with a JSON array, and the stored events are exactly those replay
     /// gives for the device USER/DEVICE.
     @Test func ownTracksHTTPPostsGiveTheEventsReplayGives() throws {
-        let scratch = try Scratch("http-day")
+        let scratch = try TemporaryDirectory("http-day")
         try scratch.write("rules.yaml", HTTPDay.rules)
         let fixes = try HTTPDay.fixes(try DayFixtures.day(interval: "2m", in: scratch))
         let expected = try HTTPDay.expectedEvents(
@@ -180,7 +181,7 @@ extension EndToEnd {
     /// GPSLogger forms), each posting its day from its own curl process: every post is answered
     /// 200, and the stored events are exactly the events replay gives for the eight devices.
     @Test func eightPhonesPostingAtOnceInEveryProtocolLoseNothing() throws {
-        let scratch = try Scratch("http-load")
+        let scratch = try TemporaryDirectory("http-load")
         try scratch.write("rules.yaml", HTTPDay.rules)
         let fixes = try HTTPDay.fixes(try DayFixtures.day(interval: "5m", in: scratch))
         var expectedLines: [String] = []
@@ -223,7 +224,7 @@ extension EndToEnd {
     /// A phone that was answered 200 never loses its fix: geofence killed (SIGKILL, no chance to
     /// write anything more) right after the last answer has stored every event those posts gave.
     @Test func postsAnsweredBeforeACrashAreInTheStore() throws {
-        let scratch = try Scratch("http-crash")
+        let scratch = try TemporaryDirectory("http-crash")
         try scratch.write("rules.yaml", HTTPDay.rules)
         let fixes = try HTTPDay.fixes(try DayFixtures.day(interval: "5m", in: scratch))
         let morning = Array(fixes.prefix(fixes.count / 2))
@@ -243,7 +244,7 @@ extension EndToEnd {
     /// With `--http-auth`, a post without credentials is answered 401 and changes nothing; the
     /// basic-auth user names the OwnTracks device when X-Limit-U is absent.
     @Test func httpAuthRefusesPostsWithoutCredentials() throws {
-        let scratch = try Scratch("http-auth")
+        let scratch = try TemporaryDirectory("http-auth")
         try scratch.write("rules.yaml", HTTPDay.rules)
         try scratch.write("auth", "jane:correct horse\n")
         chmod(scratch.file("auth"), 0o600)

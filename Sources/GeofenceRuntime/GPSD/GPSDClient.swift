@@ -33,14 +33,14 @@ final class GPSDClient {
         case gone
     }
 
-    private let handle: UnsafeMutablePointer<gps_data_t>
+    private let handle: OpaquePointer
 
     /// Connects to gpsd at `host`:`port` and asks for reports. Throws a readable reason.
     init(host: String, port: Int) throws(GPSDError) {
         var error: Int32 = 0
         // NULL with error set when gpsd cannot be reached or refuses the watch.
         guard let opened = geofence_gps_open(host, String(port), &error) else {
-            throw GPSDError("cannot reach gpsd at \(host):\(port): \(String(cString: gps_errstr(error)))")
+            throw GPSDError("cannot reach gpsd at \(host):\(port): \(String(cString: geofence_gps_error_text(error)))")
         }
         handle = opened
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Geofence
 import GeofenceRules
 
 /// One MQTT message to publish.
@@ -45,12 +46,12 @@ struct HomeAssistantTopics: Sendable {
         for event in events {
             var places = inside[event.device] ?? []
             places.removeAll { $0 == event.place }
-            if event.state == "satisfied" { places.append(event.place) }
+            if event.state == .satisfied { places.append(event.place) }
             let before = inside[event.device]?.last
             inside[event.device] = places
             if announced.insert(event.device).inserted {
                 messages.append(HomeAssistantTopics.discovery(event.device))
-            } else if before == places.last, event.transition != "determined" {
+            } else if before == places.last, event.transition != .determined {
                 continue
             }
             messages.append(
@@ -67,7 +68,7 @@ struct HomeAssistantTopics: Sendable {
 
     private func attributes(_ event: PlaceEvent) -> String {
         var object: [String: Any] = [
-            "event": event.transition, "event_place": event.place,
+            "event": event.transition.rawValue, "event_place": event.place,
             "event_time": EngineJSON.timestamp(event.date),
             "inside": inside[event.device] ?? [],
         ]
