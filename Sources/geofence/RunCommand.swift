@@ -8,6 +8,8 @@ enum RunCommand {
     static let usage = """
         usage: geofence run RULES --input PATH|- [--input ...] [options]
                geofence run RULES --mqtt URL [--input ...] [options]
+               geofence run RULES --http ADDRESS:PORT [--http-auth FILE] [options]
+               geofence run RULES --gpsd [HOST:PORT] [options]
 
           --input PATH|-         a file (or - for standard input) to read fixes from; repeatable
           --follow               follow files like tail -F: wait for new lines, survive rotation
@@ -32,6 +34,17 @@ enum RunCommand {
                                  owntracks/USER/DEVICE/event
           --mqtt-client-id ID    the client id (default geofence-HOSTNAME); keep it stable: the
                                  broker queues QoS 1 messages for it while geofence is down
+          --mqtt-waypoints       with --mqtt-publish, send each device the places as an OwnTracks
+                                 setWaypoints command to owntracks/USER/DEVICE/cmd, once a run
+
+          --http ADDRESS:PORT    receive phones' posts (OwnTracks HTTP mode, Overland, Traccar
+                                 Client, OsmAnd, GPSLogger); a bare PORT listens on 127.0.0.1
+          --http-auth FILE       credentials, one a line: USER:PASSWORD (basic authentication) or
+                                 a TOKEN (Bearer or ?token=); needed on a non-loopback address
+          --owntracks-keys FILE  secrets that open encrypted OwnTracks payloads: SECRET, or
+                                 USER/DEVICE=SECRET, one a line
+          --gpsd [HOST:PORT]     read fixes from gpsd (default 127.0.0.1:2947), reconnecting
+          --gpsd-device NAME     the device gpsd's fixes belong to (default gpsd)
 
         SIGTERM and SIGINT stop it (exit 0); SIGHUP reloads the rules, keeping the old ones if the
         new file does not pass check.
@@ -58,6 +71,12 @@ enum RunCommand {
         var mqttTopic = MQTTSettings.defaultTopic
         var mqttPublish = false
         var mqttClientID: String?
+        var mqttWaypoints = false
+        var httpAddress: String?
+        var httpAuth: String?
+        var ownTracksKeys: String?
+        var gpsdAddress: String?
+        var gpsdDevice = "gpsd"
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             switch argument {
@@ -89,6 +108,18 @@ enum RunCommand {
             case "--mqtt-topic": mqttTopic = try ArgumentText.value(after: argument, in: &rest)
             case "--mqtt-publish": mqttPublish = true
             case "--mqtt-client-id": mqttClientID = try ArgumentText.value(after: argument, in: &rest)
+            case "--mqtt-waypoints": mqttWaypoints = true
+            case "--http": httpAddress = try ArgumentText.value(after: argument, in: &rest)
+            case "--http-auth": httpAuth = try ArgumentText.value(after: argument, in: &rest)
+            case "--owntracks-keys": ownTracksKeys = try ArgumentText.value(after: argument, in: &rest)
+            case "--gpsd":
+                // The address is optional: the next word is it only if it is HOST:PORT.
+                if let next = rest.first, !next.hasPrefix("-"), next.contains(":") {
+                    gpsdAddress = rest.removeFirst()
+                } else {
+                    gpsdAddress = ""
+                }
+            case "--gpsd-device": gpsdDevice = try ArgumentText.value(after: argument, in: &rest)
             default:
                 if argument.hasPrefix("-") {
                     throw CommandError(message: "unknown option '\(argument)'\n\n\(usage)", status: 2)
@@ -100,7 +131,8 @@ enum RunCommand {
                 rulesPath = argument
             }
         }
-        guard let rulesPath, !inputPaths.isEmpty || mqttURL != nil else {
+        guard let rulesPath, !inputPaths.isEmpty || mqttURL != nil || httpAddress != nil || gpsdAddress != nil
+        else {
             throw CommandError(message: usage, status: 2)
         }
         var mqtt: MQTTSettings?
@@ -137,6 +169,18 @@ enum RunCommand {
         configuration.verbose = verbose
         configuration.keepLogSeconds = keepLog
         configuration.mqtt = mqtt
+        if httpAuth != nil, httpAddress == nil {
+            throw CommandError(message: "--http-auth needs --http ADDRESS:PORT", status: 2)
+        }
+        if mqttWaypoints, !mqttPublish {
+            throw CommandError(message: "--mqtt-waypoints needs --mqtt-publish", status: 2)
+        }
+        configuration.httpAddress = httpAddress
+        configuration.httpCredentialsPath = httpAuth
+        configuration.ownTracksKeysPath = ownTracksKeys
+        configuration.gpsdAddress = gpsdAddress
+        configuration.gpsdDevice = gpsdDevice
+        configuration.publishWaypoints = mqttWaypoints
 
         let runner: Runner
         do {

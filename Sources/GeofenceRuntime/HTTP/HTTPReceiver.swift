@@ -36,6 +36,8 @@ final class HTTPReceiver: @unchecked Sendable {
     typealias Note = @Sendable (LogEntry.Level, String) -> Void
 
     private let settings: Settings
+    private let keys: OwnTracksKeys
+    private let warnedKeyless = OnceEach()
     private let deliver: Deliver
     private let note: Note
     private let closing = Atomic(false)
@@ -47,13 +49,17 @@ final class HTTPReceiver: @unchecked Sendable {
 
     /// Checks the settings, binds the address and starts serving. Throws if the address is not
     /// loopback and no credentials are given, or it cannot be bound.
-    init(settings: Settings, deliver: @escaping Deliver, note: @escaping Note) throws(HTTPServerError) {
+    init(
+        settings: Settings, keys: OwnTracksKeys = OwnTracksKeys(), deliver: @escaping Deliver,
+        note: @escaping Note
+    ) throws(HTTPServerError) {
         guard settings.credentials != nil || settings.address.isLoopback else {
             throw HTTPServerError(
                 "--http \(settings.address) is reachable from other machines: give --http-auth FILE (USER:PASSWORD or TOKEN lines), or listen on 127.0.0.1 behind a proxy"
             )
         }
         self.settings = settings
+        self.keys = keys
         self.deliver = deliver
         self.note = note
         server = try HTTPServer(address: settings.address, limits: settings.limits) { [weak self] request in
@@ -87,11 +93,14 @@ final class HTTPReceiver: @unchecked Sendable {
         }
         let post: TrackerPost
         do {
-            post = try TrackerPost.read(request, user: user)
+            post = try TrackerPost.read(request, user: user, keys: keys)
             try check(post)
         } catch {
             note(.warning, "\(request.method) \(request.path): \(error); answered 400")
             return .text(400, error.message)
+        }
+        if let device = post.keylessDevice, warnedKeyless.first(device) {
+            note(.warning, OwnTracksKeys.keylessWarning(device: device))
         }
         if post.unnamedOwnTracksDevice, !warnedUnnamed.exchange(true, ordering: .relaxed) {
             note(

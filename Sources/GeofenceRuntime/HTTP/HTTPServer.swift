@@ -265,7 +265,10 @@ struct HTTPAddress: Sendable, CustomStringConvertible, Equatable {
     }
 
     /// `host:port`, brackets around an IPv6 address.
-    var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    var description: String { "\(HTTPAddress.hostText(host)):\(port)" }
+
+    /// `host`, in brackets if it is an IPv6 address.
+    static func hostText(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
 }
 
 /// The HTTP receiver cannot be set up or started.

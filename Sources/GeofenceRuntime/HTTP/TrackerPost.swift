@@ -32,14 +32,19 @@ struct TrackerPost: Equatable {
     /// An OwnTracks payload that names no user: worth one warning, since its device is only the
     /// tracker id.
     var unnamedOwnTracksDevice = false
+    /// The device of an encrypted OwnTracks payload no key opens (it is not read).
+    var keylessDevice: String?
 
     /// Reads a request; `user` is the authenticated user, if any. Throws a message for a 400 answer.
-    static func read(_ request: HTTPRequest, user: String?) throws(TrackerPostError) -> TrackerPost {
+    /// An OwnTracks payload encrypted by the app is opened with `keys`.
+    static func read(_ request: HTTPRequest, user: String?, keys: OwnTracksKeys = OwnTracksKeys())
+        throws(TrackerPostError) -> TrackerPost
+    {
         let body = request.body
         var start = body.startIndex
         while start < body.endIndex, [0x20, 0x09, 0x0A, 0x0D].contains(body[start]) { start += 1 }
         if start < body.endIndex, body[start] == UInt8(ascii: "{") {
-            return try json(request, user: user)
+            return try json(request, user: user, keys: keys)
         }
         var arguments = request.query
         if !body.isEmpty {
@@ -59,7 +64,9 @@ struct TrackerPost: Equatable {
 
     // MARK: JSON bodies
 
-    private static func json(_ request: HTTPRequest, user: String?) throws(TrackerPostError) -> TrackerPost {
+    private static func json(
+        _ request: HTTPRequest, user: String?, keys: OwnTracksKeys
+    ) throws(TrackerPostError) -> TrackerPost {
         let object: [String: Any]
         do {
             guard let parsed = try JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any]
@@ -72,7 +79,7 @@ struct TrackerPost: Equatable {
         } catch {
             throw TrackerPostError("the body is not valid JSON")
         }
-        if object["_type"] != nil { return ownTracks(request, user: user) }
+        if object["_type"] != nil { return try ownTracks(request, user: user, keys: keys) }
         if let locations = object["locations"] {
             guard let features = locations as? [Any] else {
                 throw TrackerPostError("Overland: \"locations\" is not an array")
@@ -89,16 +96,30 @@ struct TrackerPost: Equatable {
 
     /// The OwnTracks payload as it came, with the `topic` member an MQTT message would give, so
     /// that the same phone is the same device over HTTP and MQTT.
-    private static func ownTracks(_ request: HTTPRequest, user: String?) -> TrackerPost {
+    private static func ownTracks(
+        _ request: HTTPRequest, user: String?, keys: OwnTracksKeys
+    ) throws(TrackerPostError) -> TrackerPost {
         let userName = nonEmpty(request.header("x-limit-u")) ?? nonEmpty(request.argument("u")) ?? user
         let device = nonEmpty(request.header("x-limit-d")) ?? nonEmpty(request.argument("d"))
+        let deviceID = userName.map { "\($0)/\(device ?? $0)" }
+        var payload = request.body
+        switch keys.open(payload, device: deviceID) {
+        case .plain: break
+        case .decrypted(let clear): payload = clear
+        case .noKey:
+            // Answered 200 with nothing read: the app would post it again forever otherwise.
+            return TrackerPost(
+                kind: .ownTracks, lines: [], reply: .json(200, "[]"),
+                keylessDevice: deviceID ?? "(a device that names no user)")
+        case .failed(let reason):
+            throw TrackerPostError("OwnTracks: the encrypted payload cannot be read: \(reason)")
+        }
         let line: String
         var unnamed = false
-        if let userName {
-            let topic = "owntracks/\(userName)/\(device ?? userName)"
-            line = OwnTracksMessage.line(payload: request.body, topic: topic)
+        if let deviceID {
+            line = OwnTracksMessage.line(payload: payload, topic: "owntracks/\(deviceID)")
         } else {
-            line = String(decoding: request.body, as: UTF8.self)
+            line = String(decoding: payload, as: UTF8.self)
             unnamed = true
         }
         return TrackerPost(

@@ -19,10 +19,16 @@ final class MQTTInput: RunInput, @unchecked Sendable {
     private let messageCount = Mutex<Int64>(0)
     private let everConnected = Mutex(false)
     private var client: MQTTClient?
+    /// Opens payloads the apps encrypted (`--owntracks-keys`).
+    private let keys: OwnTracksKeys
+    private let warnedKeyless = OnceEach()
 
     /// Makes the input; nothing is connected until ``start()``.
-    init(settings: MQTTSettings, history: Bool, log: RunLog) throws(MQTTError) {
+    init(settings: MQTTSettings, history: Bool, log: RunLog, keys: OwnTracksKeys = OwnTracksKeys())
+        throws(MQTTError)
+    {
         self.settings = settings
+        self.keys = keys
         self.live = !history
         self.log = log
         client = try MQTTClient(settings: settings) { [weak self] happening in
@@ -63,7 +69,30 @@ final class MQTTInput: RunInput, @unchecked Sendable {
                 count += 1
                 return count
             }
-            let text = payload.map { OwnTracksMessage.line(payload: $0, topic: topic) }
+            var readable = payload
+            if let payload {
+                let device = OwnTracksMessage.device(topic: topic)
+                switch keys.open(payload, device: device) {
+                case .plain: break
+                case .decrypted(let clear): readable = clear
+                case .noKey:
+                    if warnedKeyless.first(device ?? topic) {
+                        queue.put(
+                            .note(
+                                input: name, message: OwnTracksKeys.keylessWarning(device: device ?? topic),
+                                level: .warning))
+                    }
+                    return
+                case .failed(let reason):
+                    queue.put(
+                        .note(
+                            input: name,
+                            message: "message \(number) on \(topic): the encrypted payload cannot be read: \(reason); skipped",
+                            level: .warning))
+                    return
+                }
+            }
+            let text = readable.map { OwnTracksMessage.line(payload: $0, topic: topic) }
             queue.put(.message(input: name, topic: topic, text: text, number: number, live: live))
         }
     }

@@ -51,6 +51,13 @@ enum OwnTracksMessage {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 
+    /// `USER/DEVICE` from a location topic `owntracks/USER/DEVICE` (any first level), or `nil`.
+    static func device(topic: String) -> String? {
+        let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
+        guard levels.count == 3, !levels[1].isEmpty, !levels[2].isEmpty else { return nil }
+        return "\(levels[1])/\(levels[2])"
+    }
+
     /// The topic a device's transitions go to, as the OwnTracks apps publish theirs:
     /// `owntracks/USER/DEVICE/event` for the device `USER/DEVICE`.
     static func eventTopic(device: String) -> String { "owntracks/\(device)/event" }

@@ -28,6 +28,11 @@ struct OwnTracksKeys: Sendable {
 
     private static let ready: Bool = sodium_init() >= 0
 
+    /// The one warning a device without a key gets.
+    static func keylessWarning(device: String) -> String {
+        "OwnTracks payloads from \(device) are encrypted and no key opens them: they are skipped; give the device's secret with --owntracks-keys FILE (a USER/DEVICE=SECRET line)"
+    }
+
     /// No keys at all: every encrypted payload is ``Opened/noKey``.
     init() {}
 

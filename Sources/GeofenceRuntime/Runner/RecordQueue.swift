@@ -8,6 +8,9 @@ enum InputItem: Sendable {
     /// One message from the MQTT broker, as a line (`nil` text for a payload too large to keep),
     /// with its topic for messages about it and a number counting messages since the start.
     case message(input: String, topic: String, text: String?, number: Int64, live: Bool)
+    /// The positions one HTTP request carried, as lines, with a number counting requests since
+    /// the start and the ticket its sender waits on: resolved once the batch is committed.
+    case posted(input: String, lines: [String], number: Int64, live: Bool, ticket: CommitTicket)
     /// Something to log about an input (rotated, truncated, missing...).
     case note(input: String, message: String, level: LogEntry.Level)
     /// The input ended (a file not followed was read to its end, stdin closed) or failed.
@@ -38,6 +41,7 @@ final class RecordQueue: @unchecked Sendable {
         switch item {
         case .lines(_, let lines, _, _): lineCount += lines.count
         case .message: lineCount += 1
+        case .posted(_, let lines, _, _, _): lineCount += lines.count
         default: break
         }
         items.append(item)

@@ -76,6 +76,14 @@ public final class Runner {
         _ configuration: RunConfiguration, store: Store, log: RunLog, outputs: inout [any RunOutput]
     ) throws -> [any RunInput] {
         var inputs: [any RunInput] = []
+        var keys = OwnTracksKeys()
+        if let path = configuration.ownTracksKeysPath {
+            do {
+                keys = try OwnTracksKeys(path: path)
+            } catch {
+                throw RunError(message: "\(error)")
+            }
+        }
         for input in configuration.inputs {
             if input.path == "-" {
                 inputs.append(
@@ -98,12 +106,37 @@ public final class Runner {
         if let settings = configuration.mqtt {
             let mqtt: MQTTInput
             do {
-                mqtt = try MQTTInput(settings: settings, history: configuration.history, log: log)
+                mqtt = try MQTTInput(settings: settings, history: configuration.history, log: log, keys: keys)
             } catch {
                 throw RunError(message: "\(error)")
             }
             inputs.append(mqtt)
             if let publisher = mqtt.transitionPublisher() { outputs.append(publisher) }
+        }
+        if let address = configuration.httpAddress {
+            do {
+                var settings = HTTPReceiver.Settings(address: try HTTPAddress(address))
+                if let path = configuration.httpCredentialsPath {
+                    settings.credentials = try HTTPCredentials(path: path)
+                    if HTTPCredentials.isReadableByOthers(path) {
+                        log.warning("--http-auth \(path) can be read by other users: chmod 600 it")
+                    }
+                }
+                settings.timeZone = configuration.inputTimeZone
+                inputs.append(HTTPInput(settings: settings, history: configuration.history, keys: keys))
+            } catch {
+                throw RunError(message: "\(error)")
+            }
+        }
+        if let address = configuration.gpsdAddress {
+            do {
+                inputs.append(
+                    GPSDInput(
+                        address: try GPSDReader.Address(address), device: configuration.gpsdDevice,
+                        history: configuration.history))
+            } catch {
+                throw RunError(message: "\(error)")
+            }
         }
         return inputs
     }
@@ -215,6 +248,10 @@ public final class Runner {
                 decode(
                     text, number: number, from: input, arrivedAt: live ? Date() : nil, topic: topic,
                     batch: &batch)
+            case .posted(let input, let lines, let number, let live, let ticket):
+                let arrivedAt = live ? Date() : nil
+                for line in lines { decode(line, number: number, from: input, arrivedAt: arrivedAt, batch: &batch) }
+                batch.tickets.append(ticket)
             case .note(let input, let message, let level):
                 log.write(level, "input \(input): \(message)")
             case .ended(let input, let failure):
@@ -308,16 +345,22 @@ public final class Runner {
 
     /// Writes the batch in one transaction, then prints and carries out its actions.
     private func commit(_ batch: Batch) {
-        guard !batch.isEmpty else { return }
+        guard !batch.isEmpty else {
+            for ticket in batch.tickets { ticket.resolve(.committed) }
+            return
+        }
         do {
             let step = try batch.step(pipeline: pipeline, now: Date())
             try store.commit(step)
+            // Only now may the phones that posted these lines be told 200.
+            for ticket in batch.tickets { ticket.resolve(.committed) }
             let committed = CommittedBatch(outputs: batch.outputs, rulesChangedAt: rulesChangedAt)
             for output in outputs { output.deliver(committed) }
             for action in step.actions { executor.execute(action) }
         } catch {
             // The records stay unacknowledged (their position is not stored): after a restart they are
             // read again. Going on without the store would risk losing actions, so stop.
+            for ticket in batch.tickets { ticket.resolve(.notCommitted("the store cannot be written")) }
             log.error("cannot write to the store: \(error); stopping")
             failed = true
             signals.stop()
