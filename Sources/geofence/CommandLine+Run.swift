@@ -24,6 +24,7 @@ extension CommandLine {
           simulate day             the synthetic day as NDJSON fixes (--interval, --seed, --noise, --outliers)
           events                   the stored event log as NDJSON or --table (--state, --since, --limit)
           commutes                 the stored commutes as NDJSON or --table (--state, --limit)
+          waypoints RULES          the places as an OwnTracks setWaypoints command
           help                     show this text
         """
 
@@ -44,6 +45,7 @@ extension CommandLine {
             case "simulate": try SimulateCommand.run(rest)
             case "events": try EventsCommand.run(rest)
             case "commutes": try CommutesCommand.run(rest)
+            case "waypoints": try WaypointsCommand.run(rest)
             case "help", "--help", "-h": print(usage)
             default: throw CommandError(message: "unknown command '\(command)'\n\n\(usage)", status: 2)
             }

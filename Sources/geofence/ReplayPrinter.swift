@@ -101,7 +101,8 @@ struct ReplayPrinter: Sendable {
         switch action.kind {
         case .log(let path): what = "log" + (path.map { " to \($0)" } ?? "")
         case .run(let arguments, _): what = "run \(arguments.joined(separator: " "))"
-        case .remind(let message): what = "REMINDER: \(message)"
+        case .remind(let message, _): what = "REMINDER: \(message)"
+        case .post(let target): what = "post to \(target.url)"
         }
         let subject = action.place.map { " \($0)" } ?? ""
         return

@@ -125,6 +125,21 @@ final class MQTTInput: RunInput, @unchecked Sendable {
 }
 
 extension MQTTInput {
+    /// With `--mqtt-publish`, the outputs on this connection besides the transitions: Home
+    /// Assistant's state and discovery, and (`--mqtt-waypoints`) the waypoints sent to phones.
+    func homeAssistantOutputs(waypoints: Bool) -> [any RunOutput] {
+        guard settings.publishTransitions, let client else { return [] }
+        var outputs: [any RunOutput] = [HomeAssistantOutput(client: client, log: log)]
+        if waypoints { outputs.append(WaypointsOutput(client: client, log: log)) }
+        return outputs
+    }
+
+    /// Publishing on the broker's connection, for reminders sent to an MQTT channel.
+    func publisher() -> ActionExecutor.MQTTPublish? {
+        guard let client else { return nil }
+        return { topic, payload in client.publish(topic: topic, payload: payload) }
+    }
+
     /// The output that publishes transitions over this input's connection, when
     /// `--mqtt-publish` asked for it.
     func transitionPublisher() -> MQTTTransitionPublisher? {

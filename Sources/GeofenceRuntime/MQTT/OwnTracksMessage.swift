@@ -73,14 +73,15 @@ struct OwnTracksTransitionMessage: Encodable, Equatable {
     var desc: String
     /// When the crossing happened (the event's estimated date), Unix seconds.
     var tst: Int64
-    /// When the region was defined: the rules file's modification time, Unix seconds.
+    /// The region's identity: a stable hash-derived time per place (``OwnTracksWaypoints/wtst(for:)``).
     var wtst: Int64
     /// The deciding position, if the event came from a fix or visit.
     var lat: Double?
     /// The deciding position, if the event came from a fix or visit.
     var lon: Double?
-    /// The deciding position's accuracy in whole metres.
-    var acc: Int?
+    /// The deciding position's accuracy in whole metres; 0 when the tracker gave none (OwnTracks
+    /// readers expect the member).
+    var acc: Int
     /// The trigger: `c`, a circular region, the only kind OwnTracks knows besides beacons (`b`);
     /// polygons are reported as `c` too.
     var t = "c"

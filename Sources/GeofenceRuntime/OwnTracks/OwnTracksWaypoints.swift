@@ -1,6 +1,6 @@
 import Foundation
 import Geofence
-import GeofenceRules
+public import GeofenceRules
 
 /// The places of a rules file as OwnTracks waypoints (regions the phone monitors itself), sent
 /// as a `setWaypoints` command (https://owntracks.org/booklet/tech/json/#_typecmd).
@@ -99,4 +99,18 @@ enum OwnTracksWaypoints {
     }
 
     private static func sixDecimals(_ degrees: Double) -> Double { (degrees * 1e6).rounded() / 1e6 }
+}
+
+/// The `setWaypoints` command for a rules file's places, for the command line.
+public struct OwnTracksWaypointCommand: Sendable {
+    /// The command, one JSON line.
+    public let json: String
+    /// The places sent as the circle around their polygon.
+    public let approximated: [String]
+
+    /// Makes the command for `places`.
+    public init(places: [Place]) throws {
+        json = try OwnTracksWaypoints.command(places)
+        approximated = places.filter { OwnTracksWaypoints.waypoint(for: $0).approximated }.map(\.name)
+    }
 }

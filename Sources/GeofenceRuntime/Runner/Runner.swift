@@ -67,6 +67,9 @@ public final class Runner {
         rulesChangedAt = Runner.modificationDate(configuration.rulesPath)
         var outputs: [any RunOutput] = [PrintedOutput(printer: printer)]
         inputs = try Runner.makeInputs(configuration, store: store, log: log, outputs: &outputs)
+        for case let mqtt as MQTTInput in inputs {
+            if let publish = mqtt.publisher() { executor.setPublisher(publish) }
+        }
         self.outputs = outputs
     }
 
@@ -112,6 +115,7 @@ public final class Runner {
             }
             inputs.append(mqtt)
             if let publisher = mqtt.transitionPublisher() { outputs.append(publisher) }
+            outputs += mqtt.homeAssistantOutputs(waypoints: configuration.publishWaypoints)
         }
         if let address = configuration.httpAddress {
             do {
@@ -217,6 +221,8 @@ public final class Runner {
                 log.warning("a hook did not end after SIGKILL; leaving it")
             }
         }
+        let postsLeft = executor.finishPosts(seconds: signals.stopRequested ? configuration.graceSeconds : 600)
+        if postsLeft > 0 { log.warning("\(postsLeft) post(s) not yet delivered: they are sent at the next start") }
         hooks.finish()
         store.close()
         return failed ? 1 : 0
@@ -354,7 +360,8 @@ public final class Runner {
             try store.commit(step)
             // Only now may the phones that posted these lines be told 200.
             for ticket in batch.tickets { ticket.resolve(.committed) }
-            let committed = CommittedBatch(outputs: batch.outputs, rulesChangedAt: rulesChangedAt)
+            let committed = CommittedBatch(
+                outputs: batch.outputs, rulesChangedAt: rulesChangedAt, places: pipeline.rules.places)
             for output in outputs { output.deliver(committed) }
             for action in step.actions { executor.execute(action) }
         } catch {
