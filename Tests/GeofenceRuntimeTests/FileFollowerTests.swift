@@ -2,6 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
+import struct GeofenceInput.InputLine
+
 @testable import GeofenceRuntime
 
 /// What a follower said, in order: lines by their text, events by name.

@@ -1,5 +1,7 @@
+import CSpawn
 import Foundation
 import GeofenceInput
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -42,8 +44,11 @@ final class FileInput: RunInput {
     private func read(into queue: RecordQueue) {
         // Lines already in the file when the run started are history, judged as replay judges them
         // (a fix written an hour ago is not "expired" because geofence was down); lines written
-        // after the start arrive live.
-        let backlog = FileBacklog(path: path)
+        // after the start arrive live. One rule for a stop and a restart: lines waiting in the
+        // file when geofence resumes after SIGSTOP (SIGCONT) are history too, exactly as after a
+        // kill and restart, so a long stop loses no crossing to the expiration rule.
+        var backlog = FileBacklog(path: path)
+        var resumptionsSeen = Resumptions.count.load(ordering: .acquiring)
         let follower = FileFollower(
             path: path, startingAt: startPosition, follow: follow, pollInterval: pollSeconds,
             cancellation: cancellation)
@@ -51,6 +56,11 @@ final class FileInput: RunInput {
             while let update = try follower.next() {
                 switch update {
                 case .lines(let lines, let position):
+                    let resumptions = Resumptions.count.load(ordering: .acquiring)
+                    if resumptions != resumptionsSeen {
+                        resumptionsSeen = resumptions
+                        backlog = FileBacklog(path: path)
+                    }
                     let texts = lines.map { (text: $0.isTooLong ? nil : $0.text, number: $0.number) }
                     let live =
                         !history && !backlog.contains(identity: position.identity, offset: position.offset)
@@ -109,4 +119,27 @@ struct FileBacklog: Sendable {
     func contains(identity other: String, offset: Int64) -> Bool {
         identity == other && offset <= size
     }
+}
+
+/// How many times the process was continued after a stop (SIGCONT), counted by a plain signal
+/// handler so that the count is up to date before the input threads read the lines that waited.
+enum Resumptions {
+    /// The number of SIGCONTs received since the start.
+    static let count = Atomic<Int>(0)
+
+    /// Installs the SIGCONT handler (once) and unblocks SIGCONT on the calling thread: a process
+    /// started by Foundation's `Process` can inherit a blocked signal mask
+    /// (swift-corelibs-foundation#4772), and a blocked SIGCONT still continues the process but
+    /// never runs the handler.
+    static func install() {
+        _ = installed
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGCONT)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    }
+
+    private static let installed: Void = {
+        signal(SIGCONT) { _ in _ = Resumptions.count.add(1, ordering: .releasing) }
+    }()
 }

@@ -1,4 +1,6 @@
 public import Foundation
+public import struct GeofenceInput.InputLine
+public import struct GeofenceInput.LineSplitter
 
 #if canImport(Glibc)
     import Glibc

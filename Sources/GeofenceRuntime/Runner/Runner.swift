@@ -195,7 +195,7 @@ public final class Runner {
             let items = queue.takeAll(timeout: 0.5)
             let flags = signals.take()
             if flags.reload { reload() }
-            if !items.isEmpty { open.subtract(process(items)) }
+            if !items.isEmpty { open.subtract(process(items)) } else { tickClock() }
             checkPauses()
             pruneIfDue()
             if flags.stop {
@@ -310,6 +310,16 @@ public final class Runner {
         }
     }
 
+    /// The engine's tick: confirms the changes whose tracker's silence has lasted long enough,
+    /// without waiting for its next fix. Only when no input is waiting, so that a backlog being
+    /// read is never overtaken by the wall clock (each event is confirmed at its own deadline, so
+    /// the events are those a replay gives).
+    private func tickClock() {
+        var batch = Batch()
+        for output in pipeline.advance(to: Date()) { batch.add(output, device: output.device) }
+        if !batch.isEmpty { commit(batch) }
+    }
+
     private func checkPauses() {
         guard let limit = configuration.pauseAfterSeconds else { return }
         var batch = Batch()
@@ -377,6 +387,7 @@ public final class Runner {
     // MARK: Signals
 
     private func installSignalHandlers() {
+        Resumptions.install()
         for (number, isReload) in [(SIGTERM, false), (SIGINT, false), (SIGHUP, true)] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
