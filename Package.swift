@@ -73,13 +73,15 @@ let package = Package(
         .target(
             name: "GeofenceRuntime",
             dependencies: [
-                "Geofence", "GeofenceInput", "GeofenceRules", "CSQLite", "CSpawn", "CMosquitto", "CMicroHTTPD", "CCurl",
+                "Geofence", "GeofenceInput", "GeofenceRules", "CSQLite", "CSpawn", "CMosquitto",
+                "CMicroHTTPD", "CCurl",
                 "CSodium", "CGPS",
             ]),
 
         // `geofence report`: what the engine decided, as one self-contained HTML page.
         .target(
-            name: "GeofenceReport", dependencies: ["Geofence", "GeofenceInput", "GeofenceRules", "GeofenceRuntime"]),
+            name: "GeofenceReport",
+            dependencies: ["Geofence", "GeofenceInput", "GeofenceRules", "GeofenceRuntime"]),
 
         // The command line.
         .executableTarget(

@@ -38,7 +38,8 @@ private enum HTTPDay {
                 let milliseconds = object["timestamp"] as? Int64,
                 let accuracy = object["horizontalAccuracy"] as? Double
             else { throw HarnessError("not a fix of the synthetic day: \(line)") }
-            return Fix(latitude: latitude, longitude: longitude, seconds: milliseconds / 1000, accuracy: accuracy)
+            return Fix(
+                latitude: latitude, longitude: longitude, seconds: milliseconds / 1000, accuracy: accuracy)
         }
     }
 
@@ -89,9 +90,12 @@ private enum HTTPDay {
     }
 
     /// `geofence run rules.yaml --http 127.0.0.1:0 --history` and the port it chose.
-    static func run(in scratch: TemporaryDirectory, extra: [String] = [], name: String = "run") throws -> (GeofenceProcess, Int) {
+    static func run(in scratch: TemporaryDirectory, extra: [String] = [], name: String = "run") throws -> (
+        GeofenceProcess, Int
+    ) {
         let run = try GeofenceProcess(
-            ["run", "rules.yaml", "--http", "127.0.0.1:0", "--history", "--state", scratch.file("state")] + extra,
+            ["run", "rules.yaml", "--http", "127.0.0.1:0", "--history", "--state", scratch.file("state")]
+                + extra,
             in: scratch.path, name: name)
         var port: Int?
         try waitUntil("geofence to listen\n\(run.stderr)") {
@@ -104,9 +108,13 @@ private enum HTTPDay {
 
     /// Starts one curl process that makes `requests` in order (a config file, `next` between
     /// them), printing each status on a line of `name.status`.
-    static func startCurl(_ requests: [Request], port: Int, in scratch: TemporaryDirectory, name: String) throws -> Process {
+    static func startCurl(_ requests: [Request], port: Int, in scratch: TemporaryDirectory, name: String)
+        throws -> Process
+    {
         func quoted(_ text: String) -> String {
-            "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            "\""
+                + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(
+                    of: "\"", with: "\\\"")
                 + "\""
         }
         var config = ""
@@ -140,7 +148,9 @@ private enum HTTPDay {
     }
 
     /// What replay says the stored events must be, for `lines` of NDJSON.
-    static func expectedEvents(_ lines: [String], in scratch: TemporaryDirectory, name: String) throws -> [String] {
+    static func expectedEvents(_ lines: [String], in scratch: TemporaryDirectory, name: String) throws
+        -> [String]
+    {
         try scratch.write(name, lines.joined(separator: "\n") + "\n")
         return DayFixtures.eventIDs(
             try DayFixtures.replay(rules: scratch.file("rules.yaml"), input: scratch.file(name), in: scratch))
@@ -166,7 +176,8 @@ extension EndToEnd {
         try #require(expected.count > 4)
         let (run, port) = try HTTPDay.run(in: scratch)
         let curl = try HTTPDay.startCurl(
-            fixes.map { HTTPDay.ownTracks($0, user: "jane", device: "phone") }, port: port, in: scratch, name: "phone")
+            fixes.map { HTTPDay.ownTracks($0, user: "jane", device: "phone") }, port: port, in: scratch,
+            name: "phone")
         let statuses = try HTTPDay.finish(curl, name: "phone", in: scratch)
         #expect(statuses.count == fixes.count)
         #expect(statuses.allSatisfy { $0 == "200" }, "\(Set(statuses))\n\(run.stderr)")
@@ -190,7 +201,8 @@ extension EndToEnd {
             let name = "phone\(index)"
             switch index % 4 {
             case 0:
-                requests.append((name, fixes.map { HTTPDay.ownTracks($0, user: "user\(index)", device: "phone") }))
+                requests.append(
+                    (name, fixes.map { HTTPDay.ownTracks($0, user: "user\(index)", device: "phone") }))
                 expectedLines += fixes.map { $0.ndjson(device: "user\(index)/phone") }
             case 1:
                 let batches = stride(from: 0, to: fixes.count, by: 25).map {
@@ -209,7 +221,9 @@ extension EndToEnd {
         let expected = try HTTPDay.expectedEvents(expectedLines, in: scratch, name: "all.ndjson")
         try #require(expected.count > 30)
         let (run, port) = try HTTPDay.run(in: scratch)
-        let clients = try requests.map { try HTTPDay.startCurl($0.requests, port: port, in: scratch, name: $0.name) }
+        let clients = try requests.map {
+            try HTTPDay.startCurl($0.requests, port: port, in: scratch, name: $0.name)
+        }
         for (client, entry) in zip(clients, requests) {
             let statuses = try HTTPDay.finish(client, name: entry.name, in: scratch)
             #expect(statuses.count == entry.requests.count, "\(entry.name)")
@@ -259,11 +273,14 @@ extension EndToEnd {
         let credentials = Data("jane:correct horse".utf8).base64EncodedString()
         let signed = (0..<12).map { index -> HTTPDay.Request in
             var request = HTTPDay.ownTracks(fixes[index], user: "", device: "phone")
-            request.headers = ["Content-Type: application/json", "X-Limit-D: phone", "Authorization: Basic \(credentials)"]
+            request.headers = [
+                "Content-Type: application/json", "X-Limit-D: phone", "Authorization: Basic \(credentials)",
+            ]
             return request
         }
         let accepted = try HTTPDay.finish(
-            try HTTPDay.startCurl(signed, port: port, in: scratch, name: "signed"), name: "signed", in: scratch)
+            try HTTPDay.startCurl(signed, port: port, in: scratch, name: "signed"), name: "signed",
+            in: scratch)
         #expect(accepted.allSatisfy { $0 == "200" } && accepted.count == 12, "\(accepted)\n\(run.stderr)")
         try waitUntil("the first determination\n\(run.stdout)") {
             run.stdout.contains("jane/phone  inside home (first determination)")

@@ -34,7 +34,8 @@ private enum PhoneDay {
     static func replayed(_ day: [String], in scratch: TemporaryDirectory) throws -> [[String: Any]] {
         try scratch.write(
             "day.ndjson", day.map { DayFixtures.withDevice($0, "jane/phone") }.joined(separator: "\n") + "\n")
-        return try DayFixtures.replay(rules: scratch.file("rules.yaml"), input: scratch.file("day.ndjson"), in: scratch)
+        return try DayFixtures.replay(
+            rules: scratch.file("rules.yaml"), input: scratch.file("day.ndjson"), in: scratch)
     }
 
     static func run(broker: Broker, client: String, in scratch: TemporaryDirectory, extra: [String]) throws
@@ -66,16 +67,27 @@ extension EndToEnd {
         let day = try DayFixtures.day(in: scratch)
         var inside: [String] = []
         for event in try PhoneDay.replayed(day, in: scratch) where event["type"] as? String == "event" {
-            guard let place = event["place"] as? String, let state = event["state"] as? String else { continue }
+            guard let place = event["place"] as? String, let state = event["state"] as? String else {
+                continue
+            }
             inside.removeAll { $0 == place }
             if state == "satisfied" { inside.append(place) }
         }
         let expectedState = inside.last ?? "not_home"
         let broker = try Broker(in: scratch)
-        let run = try PhoneDay.run(broker: broker, client: "geofence-e2e-ha", in: scratch, extra: ["--mqtt-publish"])
-        let messages = try PhoneDay.messages(day)
-        try broker.publish(messages + ["end of the day"], topic: PhoneDay.topic)
-        try waitUntil("geofence to read the day\n\(run.stderr)") { run.stderr.contains("mqtt:\(messages.count + 1):") }
+        let run = try PhoneDay.run(
+            broker: broker, client: "geofence-e2e-ha", in: scratch, extra: ["--mqtt-publish"])
+        // In bursts of 300, each ended by a marker: a phone's backlog, not one burst of thousands
+        // (mosquitto queues at most 1000 messages for a client that is busy publishing back).
+        var read = 0
+        for (index, start) in stride(from: 0, to: day.count, by: 300).enumerated() {
+            let burst = try PhoneDay.messages(Array(day[start..<min(start + 300, day.count)]))
+            try broker.publish(burst + ["end of burst"], topic: PhoneDay.topic, name: "burst\(index)")
+            read += burst.count + 1
+            try waitUntil("geofence to read message \(read)\n\(run.stderr)") {
+                run.stderr.contains("mqtt:\(read):")
+            }
+        }
 
         let received = scratch.file("home-assistant.txt")
         let listener = try broker.subscribe("#", client: "home-assistant", to: received)
@@ -90,7 +102,8 @@ extension EndToEnd {
         let lines = TemporaryDirectory.lines(received)
         let discoveryLine = try #require(lines.first { $0.hasPrefix(discoveryTopic + " ") })
         let discovery = try #require(
-            try JSONSerialization.jsonObject(with: Data(discoveryLine.dropFirst(discoveryTopic.count + 1).utf8))
+            try JSONSerialization.jsonObject(
+                with: Data(discoveryLine.dropFirst(discoveryTopic.count + 1).utf8))
                 as? [String: Any])
         #expect(discovery["state_topic"] as? String == "geofence/jane/phone/state")
         #expect(discovery["unique_id"] as? String == "geofence_jane_phone")
@@ -113,18 +126,24 @@ extension EndToEnd {
             broker: broker, client: "geofence-e2e-encrypted", in: scratch,
             extra: ["--owntracks-keys", scratch.file("keys")])
         let sealed = try PhoneDay.messages(day).map {
-            String(decoding: OwnTracksKeys.seal(Array($0.utf8), secret: "correct horse battery"), as: UTF8.self)
+            String(
+                decoding: OwnTracksKeys.seal(Array($0.utf8), secret: "correct horse battery"), as: UTF8.self)
         }
         let stranger = String(
-            decoding: OwnTracksKeys.seal(Array(#"{"_type":"location","lat":1,"lon":2,"tst":1}"#.utf8), secret: "x"),
+            decoding: OwnTracksKeys.seal(
+                Array(#"{"_type":"location","lat":1,"lon":2,"tst":1}"#.utf8), secret: "x"),
             as: UTF8.self)
         try broker.publish([stranger, stranger], topic: "owntracks/bob/tablet", name: "bob")
         try broker.publish(sealed + ["end of the day"], topic: PhoneDay.topic)
-        try waitUntil("geofence to read the day\n\(run.stderr)") { run.stderr.contains("mqtt:\(sealed.count + 3):") }
+        try waitUntil("geofence to read the day\n\(run.stderr)") {
+            run.stderr.contains("mqtt:\(sealed.count + 3):")
+        }
         try PhoneDay.stop(run)
         let store = try Store(directory: scratch.file("state"))
         defer { store.close() }
         #expect(try store.events().map(\.id) == expected)
-        #expect(run.stderr.components(separatedBy: "from bob/tablet are encrypted").count - 1 == 1, "\(run.stderr)")
+        #expect(
+            run.stderr.components(separatedBy: "from bob/tablet are encrypted").count - 1 == 1,
+            "\(run.stderr)")
     }
 }

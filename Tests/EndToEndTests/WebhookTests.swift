@@ -52,14 +52,16 @@ extension EndToEnd {
                     run: ["./message.sh", "messages.txt"]
 
                 """)
-        try scratch.write("message.sh", "#!/bin/sh\nprintf '%s\\n' \"$GEOFENCE_MESSAGE\" >> \"$1\"\n", executable: true)
+        try scratch.write(
+            "message.sh", "#!/bin/sh\nprintf '%s\\n' \"$GEOFENCE_MESSAGE\" >> \"$1\"\n", executable: true)
         let day = try DayFixtures.day(in: scratch)
         try scratch.write("day.ndjson", day.joined(separator: "\n") + "\n")
         let replayed = try DayFixtures.replay(
             rules: scratch.file("rules.yaml"), input: scratch.file("day.ndjson"), in: scratch)
         func ids(_ action: String, rule: String) -> [String] {
             replayed.compactMap {
-                $0["type"] as? String == "action" && $0["action"] as? String == action && $0["rule"] as? String == rule
+                $0["type"] as? String == "action" && $0["action"] as? String == action
+                    && $0["rule"] as? String == rule
                     ? $0["id"] as? String : nil
             }
         }
@@ -77,7 +79,9 @@ extension EndToEnd {
         // Each post twice: refused once, then accepted, always with the same key.
         #expect(hooks.compactMap { $0.header("idempotency-key") }.sorted() == (posts + posts).sorted())
         let body = try #require(
-            try hooks.first.flatMap { try JSONSerialization.jsonObject(with: Data($0.body)) as? [String: Any] })
+            try hooks.first.flatMap {
+                try JSONSerialization.jsonObject(with: Data($0.body)) as? [String: Any]
+            })
         #expect(body["place"] as? String == "home" && body["transition"] as? String == "enter")
         #expect((body["title"] as? String)?.hasSuffix("entered home") == true)
         #expect(hooks.first?.argument("token") == "secret")
@@ -88,12 +92,15 @@ extension EndToEnd {
         #expect(notes.allSatisfy { String(decoding: $0.body, as: UTF8.self) == "Buy milk" })
         #expect(notes.allSatisfy { $0.contentType == "text/plain" })
 
-        #expect(TemporaryDirectory.lines(scratch.file("messages.txt")) == Array(repeating: "Buy milk", count: reminders.count))
+        #expect(
+            TemporaryDirectory.lines(scratch.file("messages.txt"))
+                == Array(repeating: "Buy milk", count: reminders.count))
         let store = try Store(directory: scratch.file("state"))
         defer { store.close() }
         for id in posts + reminders {
             let action = try #require(try store.action(id: id))
-            #expect(action.status == .done && action.attempts == 2, "\(id): \(action.status) \(action.attempts)")
+            #expect(
+                action.status == .done && action.attempts == 2, "\(id): \(action.status) \(action.attempts)")
         }
     }
 

@@ -270,7 +270,8 @@ public struct FiredAction: Sendable, Hashable, Codable {
                 timeoutSeconds: try container.decode(Double.self, forKey: .timeoutSeconds))
         case .remind:
             kind = .remind(
-                message: message ?? "", channel: try container.decodeIfPresent(Channel.self, forKey: .channel))
+                message: message ?? "", channel: try container.decodeIfPresent(Channel.self, forKey: .channel)
+            )
         case .post: kind = .post(try container.decode(WebhookTarget.self, forKey: .target))
         case nil:
             throw DecodingError.dataCorruptedError(

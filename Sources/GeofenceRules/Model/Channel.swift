@@ -12,7 +12,8 @@ public struct WebhookTarget: Sendable, Hashable, Codable {
     public var timeoutSeconds: Double
 
     /// Makes a target.
-    public init(url: String, text: Bool = false, headers: [String: String] = [:], timeoutSeconds: Double = 10) {
+    public init(url: String, text: Bool = false, headers: [String: String] = [:], timeoutSeconds: Double = 10)
+    {
         self.url = url
         self.text = text
         self.headers = headers

@@ -49,7 +49,9 @@ private struct Parser {
     /// The `channels:` read so far, for the rules' `to:`.
     var channels: [String: Channel] = [:]
 
-    static let topKeys = ["timezone", "profile", "hysteresis", "filter", "visits", "places", "channels", "rules"]
+    static let topKeys = [
+        "timezone", "profile", "hysteresis", "filter", "visits", "places", "channels", "rules",
+    ]
     static let postKeys = ["url", "body", "headers", "timeout"]
     static let channelKeys = ["post", "body", "headers", "timeout", "mqtt"]
     static let placeKeys = ["center", "radius", "geojson", "wkt", "hysteresis"]
@@ -130,7 +132,8 @@ private struct Parser {
                     if let channel = channel(pair.key, node: pair.value) { channels[pair.key] = channel }
                 }
             } else if !node.isNull {
-                reader.error(node.mark, "channels must be a mapping of names to channels, not \(node.kindName)")
+                reader.error(
+                    node.mark, "channels must be a mapping of names to channels, not \(node.kindName)")
             }
         }
         var rules: [Rule] = []
@@ -167,10 +170,13 @@ private struct Parser {
     /// A channel: `{ post: URL, body:, headers:, timeout: }` or `{ mqtt: TOPIC }`.
     mutating func channel(_ name: String, node: YAMLNode) -> Channel? {
         let context = "channel \"\(name)\""
-        guard let members = reader.mapping(node, allowed: Parser.channelKeys, context: context) else { return nil }
+        guard let members = reader.mapping(node, allowed: Parser.channelKeys, context: context) else {
+            return nil
+        }
         if let topic = members["mqtt"] {
             if let extra = ["post", "body", "headers", "timeout"].first(where: { members[$0] != nil }) {
-                reader.error(members.keyMark(extra) ?? node.mark, "\(context): \(extra): goes with post:, not mqtt:")
+                reader.error(
+                    members.keyMark(extra) ?? node.mark, "\(context): \(extra): goes with post:, not mqtt:")
             }
             guard let text = reader.string(topic, field: "mqtt") else { return nil }
             guard !text.isEmpty, !text.contains("+"), !text.contains("#") else {
@@ -200,10 +206,13 @@ private struct Parser {
         return webhookTarget(url: node, options: nil, context: context)
     }
 
-    private mutating func webhookTarget(url node: YAMLNode, options: Members?, context: String) -> WebhookTarget? {
+    private mutating func webhookTarget(url node: YAMLNode, options: Members?, context: String)
+        -> WebhookTarget?
+    {
         guard let url = reader.string(node, field: "post") else { return nil }
         guard let components = URLComponents(string: url),
-            ["http", "https"].contains(components.scheme?.lowercased() ?? ""), !(components.host ?? "").isEmpty
+            ["http", "https"].contains(components.scheme?.lowercased() ?? ""),
+            !(components.host ?? "").isEmpty
         else {
             reader.error(node.mark, "\(context): \"\(url)\" is not an http:// or https:// URL")
             return nil
@@ -232,7 +241,9 @@ private struct Parser {
             }
         }
         if let timeout = options?["timeout"], let seconds = reader.duration(timeout, field: "timeout") {
-            if seconds > 0 { target.timeoutSeconds = seconds } else {
+            if seconds > 0 {
+                target.timeoutSeconds = seconds
+            } else {
                 reader.error(timeout.mark, "\(context): timeout: must be more than 0")
             }
         }
@@ -511,7 +522,8 @@ private struct Parser {
             } else {
                 reader.error(
                     to.mark,
-                    "\(context): unknown channel \"\(name)\"" + DidYouMean.hint(for: name, among: Array(channels.keys))
+                    "\(context): unknown channel \"\(name)\""
+                        + DidYouMean.hint(for: name, among: Array(channels.keys))
                         + (channels.isEmpty ? " (define it under channels:)" : ""))
             }
             if members["remind"] == nil { reader.error(to.mark, "\(context): to: only goes with remind:") }

@@ -40,7 +40,8 @@ final class GPSDClient {
         var error: Int32 = 0
         // NULL with error set when gpsd cannot be reached or refuses the watch.
         guard let opened = geofence_gps_open(host, String(port), &error) else {
-            throw GPSDError("cannot reach gpsd at \(host):\(port): \(String(cString: geofence_gps_error_text(error)))")
+            throw GPSDError(
+                "cannot reach gpsd at \(host):\(port): \(String(cString: geofence_gps_error_text(error)))")
         }
         handle = opened
     }

@@ -30,7 +30,8 @@ final class GPSDInput: RunInput {
             switch happening {
             case .fix(let line):
                 let number = fixes.add(1, ordering: .relaxed).newValue
-                queue.put(.lines(input: name, lines: [(text: line, number: number)], position: nil, live: live))
+                queue.put(
+                    .lines(input: name, lines: [(text: line, number: number)], position: nil, live: live))
             case .note(let level, let message):
                 queue.put(.note(input: name, message: message, level: level))
             }

@@ -42,7 +42,9 @@ final class HTTPInput: RunInput {
                 outstanding.withLock { $0[key] = ticket }
                 defer { _ = outstanding.withLock { $0.removeValue(forKey: key) } }
                 let number = posts.add(1, ordering: .relaxed).newValue
-                guard queue.put(.posted(input: name, lines: post.lines, number: number, live: live, ticket: ticket))
+                guard
+                    queue.put(
+                        .posted(input: name, lines: post.lines, number: number, live: live, ticket: ticket))
                 else { return .notCommitted("geofence is stopping; post again later") }
                 return ticket.wait(seconds: commitSeconds)
             },

@@ -87,7 +87,8 @@ final class MQTTInput: RunInput, @unchecked Sendable {
                     queue.put(
                         .note(
                             input: name,
-                            message: "message \(number) on \(topic): the encrypted payload cannot be read: \(reason); skipped",
+                            message:
+                                "message \(number) on \(topic): the encrypted payload cannot be read: \(reason); skipped",
                             level: .warning))
                     return
                 }

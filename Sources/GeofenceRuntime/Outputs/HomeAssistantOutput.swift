@@ -20,7 +20,9 @@ final class HomeAssistantOutput: RunOutput {
         guard !events.isEmpty else { return }
         let messages = topics.withLock { $0.messages(for: events) }
         for message in messages {
-            if let failure = client.publish(topic: message.topic, payload: Array(message.payload.utf8), retain: message.retain) {
+            if let failure = client.publish(
+                topic: message.topic, payload: Array(message.payload.utf8), retain: message.retain)
+            {
                 log.warning("mqtt: cannot publish to \(message.topic): \(failure)")
             }
         }

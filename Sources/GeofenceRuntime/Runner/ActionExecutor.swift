@@ -102,7 +102,8 @@ final class ActionExecutor: Sendable {
             case .mqtt(let topic):
                 let payload = WebhookMessage.json(ActionExecutor.fields(action))
                 let failure =
-                    publisher.withLock { $0 }.map { $0(topic, payload) } ?? "no MQTT broker (--mqtt) to publish to"
+                    publisher.withLock { $0 }.map { $0(topic, payload) }
+                    ?? "no MQTT broker (--mqtt) to publish to"
                 if let failure { log.warning("reminder \(outbox.id) to MQTT topic \(topic): \(failure)") }
                 finish(
                     outbox.id,
@@ -133,7 +134,8 @@ final class ActionExecutor: Sendable {
     /// Hands a post to the sender, which marks it done (or failed) when it has been answered.
     private func post(_ action: FiredAction, id: String, to target: WebhookTarget) {
         let request = WebhookMessage.request(
-            url: target.url, text: target.text, headers: target.headers, timeoutSeconds: target.timeoutSeconds,
+            url: target.url, text: target.text, headers: target.headers,
+            timeoutSeconds: target.timeoutSeconds,
             fields: ActionExecutor.fields(action))
         webhooks.send(id: id, request: request)
     }

@@ -221,8 +221,11 @@ public final class Runner {
                 log.warning("a hook did not end after SIGKILL; leaving it")
             }
         }
-        let postsLeft = executor.finishPosts(seconds: signals.stopRequested ? configuration.graceSeconds : 600)
-        if postsLeft > 0 { log.warning("\(postsLeft) post(s) not yet delivered: they are sent at the next start") }
+        let postsLeft = executor.finishPosts(
+            seconds: signals.stopRequested ? configuration.graceSeconds : 600)
+        if postsLeft > 0 {
+            log.warning("\(postsLeft) post(s) not yet delivered: they are sent at the next start")
+        }
         hooks.finish()
         store.close()
         return failed ? 1 : 0
@@ -256,7 +259,9 @@ public final class Runner {
                     batch: &batch)
             case .posted(let input, let lines, let number, let live, let ticket):
                 let arrivedAt = live ? Date() : nil
-                for line in lines { decode(line, number: number, from: input, arrivedAt: arrivedAt, batch: &batch) }
+                for line in lines {
+                    decode(line, number: number, from: input, arrivedAt: arrivedAt, batch: &batch)
+                }
                 batch.tickets.append(ticket)
             case .note(let input, let message, let level):
                 log.write(level, "input \(input): \(message)")
