@@ -108,7 +108,8 @@ struct ReplayPrinter: Sendable {
         case .log(let path): what = "log" + (path.map { " to \($0)" } ?? "")
         case .run(let arguments, _): what = "run \(arguments.joined(separator: " "))"
         case .remind(let message, _): what = "REMINDER: \(message)"
-        case .post(let target): what = "post to \(target.url)"
+        // Without the query, where tokens live (Gotify's ?token=...).
+        case .post(let target): what = "post to \(target.url.split(separator: "?").first.map(String.init) ?? "")"
         }
         let subject = action.place.map { " \($0)" } ?? ""
         return
