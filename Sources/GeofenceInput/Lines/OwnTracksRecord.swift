@@ -100,7 +100,9 @@ enum OwnTracksRecord {
             timestamp: timestamp,
             event: event,
             regionName: try fields.string(.desc),
-            regionTimestamp: try fields.unixSeconds(.wtst),
+            // `wtst` is the region's key (its creation time), not a time the engine judges by: one
+            // outside the plausible range loses the key, not the phone's decision.
+            regionTimestamp: (try? fields.unixSeconds(.wtst)) ?? nil,
             coordinate: coordinate,
             horizontalAccuracy: Units.accuracy(try fields.finiteNumber(.acc, lenient: true)),
             trigger: try fields.string(.trigger),
