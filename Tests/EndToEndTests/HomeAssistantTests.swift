@@ -134,9 +134,15 @@ extension EndToEnd {
                 Array(#"{"_type":"location","lat":1,"lon":2,"tst":1}"#.utf8), secret: "x"),
             as: UTF8.self)
         try broker.publish([stranger, stranger], topic: "owntracks/bob/tablet", name: "bob")
-        try broker.publish(sealed + ["end of the day"], topic: PhoneDay.topic)
-        try waitUntil("geofence to read the day\n\(run.stderr)") {
-            run.stderr.contains("mqtt:\(sealed.count + 3):")
+        // In bursts, each ended by a marker (see the Home Assistant test).
+        var read = 2
+        for (index, start) in stride(from: 0, to: sealed.count, by: 300).enumerated() {
+            let burst = Array(sealed[start..<min(start + 300, sealed.count)])
+            try broker.publish(burst + ["end of burst"], topic: PhoneDay.topic, name: "burst\(index)")
+            read += burst.count + 1
+            try waitUntil("geofence to read message \(read)\n\(run.stderr)") {
+                run.stderr.contains("mqtt:\(read):")
+            }
         }
         try PhoneDay.stop(run)
         let store = try Store(directory: scratch.file("state"))
