@@ -55,9 +55,19 @@ screenshot: setup
 	mkdir -p docs
 	GEOFENCE_REPORT_SCREENSHOT=$(CURDIR)/docs/report.png $(SWIFT) test --skip-build --filter syntheticDayReportRendersAMapTrackAndEventsInChromium
 
+# The micro-benchmarks, then one table of whole-command figures beside the references run in the
+# same session (shapely, trackintel: from PyPI, in a virtualenv under .build): Benchmarks/bench.py.
+BENCH_DIR := .build/bench-workload
 bench: setup
+	$(SWIFT) build -c release --product geofence
 	$(SWIFT) build -c release --product geofence-bench
+	[ -x .build/venv/bin/python ] || python3 -m venv .build/venv
+	.build/venv/bin/python -c 'import shapely, trackintel' 2>/dev/null || \
+	  .build/venv/bin/pip install -q shapely numpy trackintel
+	[ -f $(BENCH_DIR)/stays.csv ] || \
+	  $$($(SWIFT) build -c release --show-bin-path)/geofence-bench --export $(BENCH_DIR) --workloads
 	$$($(SWIFT) build -c release --show-bin-path)/geofence-bench
+	.build/venv/bin/python Benchmarks/bench.py $$($(SWIFT) build -c release --show-bin-path) $(BENCH_DIR)
 
 # The same monitor workload's geometry computed with shapely (from PyPI, in a virtualenv under
 # .build), printed beside geofence's figures from the same session.
@@ -103,9 +113,14 @@ fuzz: fuzz-build
 # The suite under AddressSanitizer, then the runtime and end-to-end tests under ThreadSanitizer,
 # each in its own build folder so the normal build is not rebuilt. Leak checking is off: `run`
 # exits with its input threads' buffers still referenced (reported as leaks at exit, status 1).
+# The report's million-fix size test is left out of the ASan pass: it is one thread building a
+# report from generated fixes (no runtime concurrency, no C call the rest of the suite does not
+# make), it takes 50-150 s in a debug build and was still running after 10 minutes under ASan on a
+# loaded 2-core machine; `make test` runs it with its assertion unchanged.
+ASAN_SKIP := aYearOfAMillionFixesMakesAFileUnder20MB
 sanitizers: setup
 	$(SWIFT) build --build-tests --build-path .build/asan -Xswiftc -sanitize=address
-	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --build-path .build/asan
+	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --build-path .build/asan --skip '$(ASAN_SKIP)'
 	$(SWIFT) build --build-tests --build-path .build/tsan -Xswiftc -sanitize=thread
 	$(SWIFT) test --skip-build --build-path .build/tsan --filter 'GeofenceRuntimeTests|EndToEndTests'
 

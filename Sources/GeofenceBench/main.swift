@@ -27,6 +27,10 @@ if CommandLine.arguments.contains("--regimes") {
 }
 if let flag = CommandLine.arguments.firstIndex(of: "--export"), flag + 1 < CommandLine.arguments.count {
     try exportMonitorWorkload(to: CommandLine.arguments[flag + 1])
+    // `--export DIR --workloads` also writes the inputs of the whole-command figures of `make bench`.
+    if CommandLine.arguments.contains("--workloads") {
+        try exportBenchWorkloads(to: CommandLine.arguments[flag + 1], devices: 10_000, stayDays: 10)
+    }
     exit(0)
 }
 // Fixes scattered over a 10 km box around the centre, fixed seed.

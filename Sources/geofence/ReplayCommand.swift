@@ -9,13 +9,20 @@ import GeofenceRules
 enum ReplayCommand {
     static let usage = """
         usage: geofence replay RULES INPUT [--table] [--format FORMAT] [--time-zone ZONE] [--verbose]
+                                           [--threads N]
 
           INPUT              a file, or - for standard input
           --table            print for a person instead of NDJSON
           --format FORMAT    auto (default), ndjson, owntracks, rec, gpx or csv
           --time-zone ZONE   the zone of input times written without one (default UTC)
           --verbose          also print each fix the filter drops, with the reason
+          --threads N        devices processed on N threads (default: the processors, at most 8);
+                             the output is the same for every N
         """
+
+    /// Records per batch: large enough that handing a batch to the threads costs little per record,
+    /// small enough that output follows input closely.
+    static let batchSize = 4096
 
     struct Options {
         var rulesPath: String?
@@ -24,6 +31,7 @@ enum ReplayCommand {
         var verbose = false
         var format = InputFormat.auto
         var timeZone = TimeZone.gmt
+        var threads = min(8, max(1, ProcessInfo.processInfo.activeProcessorCount))
     }
 
     static func parse(_ arguments: [String]) throws -> Options {
@@ -35,6 +43,13 @@ enum ReplayCommand {
             case "--verbose", "-v": options.verbose = true
             case "--format": options.format = try ArgumentText.format(after: argument, in: &rest)
             case "--time-zone": options.timeZone = try ArgumentText.timeZone(after: argument, in: &rest)
+            case "--threads":
+                let text = try ArgumentText.value(after: argument, in: &rest)
+                guard let threads = Int(text), (1...64).contains(threads) else {
+                    throw CommandError(
+                        message: "--threads wants a number from 1 to 64, not '\(text)'", status: 2)
+                }
+                options.threads = threads
             default:
                 if argument.hasPrefix("-"), argument != "-" {
                     throw CommandError(message: "unknown option '\(argument)'\n\n\(usage)", status: 2)
@@ -60,35 +75,65 @@ enum ReplayCommand {
         guard let rulesPath = options.rulesPath, let inputPath = options.inputPath else {
             throw CommandError(message: usage, status: 2)
         }
-        let rules: RulesFile
-        switch RulesLoader.load(path: rulesPath) {
-        case .success(let loaded): rules = loaded
-        case .failure(let error):
-            throw CommandError(
-                message: "\(error)\nthe rules have errors; nothing was replayed", status: 1, prefixed: false)
+        // One copy of the rules per thread: each shard owns its polygons' GEOS contexts.
+        var copies: [RulesFile] = []
+        for _ in 0..<options.threads {
+            switch RulesLoader.load(path: rulesPath) {
+            case .success(let loaded): copies.append(loaded)
+            case .failure(let error):
+                throw CommandError(
+                    message: "\(error)\nthe rules have errors; nothing was replayed", status: 1,
+                    prefixed: false)
+            }
         }
-        var pipeline = Pipeline(rules: rules)
+        let rules = copies[0]
+        var pipeline = ShardedPipeline(rules: copies)
         let printer = ReplayPrinter(table: options.table, timeZone: rules.timeZone)
         var summary = ReplaySummary()
         let reader = RecordReader(path: inputPath, format: options.format, timeZone: options.timeZone)
         printer.header()
-        try reader.read(
-            record: { record in
-                guard let output = pipeline.process(record, arrivedAt: nil) else {
+        // Records are processed in batches, the devices of a batch in parallel; the outputs come
+        // back in input order.
+        func process(_ batch: [InputRecord]) {
+            let outputs = pipeline.process(batch, arrivedAt: nil)
+            for (record, output) in zip(batch, outputs) {
+                guard let output else {
                     summary.ignored += 1
-                    return
+                    continue
                 }
                 summary.count(output)
                 if let reason = output.dropped, options.verbose, let fix = record.fix {
                     printer.dropped(fix, reason: reason)
                 }
                 printer.print(output)
-            },
-            error: { failure in
-                summary.errors += 1
-                FileHandle.standardError.write(Data("geofence: \(failure)\n".utf8))
-            },
-            note: { FileHandle.standardError.write(Data("geofence: \(reader.source): \($0)\n".utf8)) })
+            }
+        }
+        func report(_ failure: InputError) {
+            summary.errors += 1
+            FileHandle.standardError.write(Data("geofence: \(failure)\n".utf8))
+        }
+        func remark(_ note: String) {
+            FileHandle.standardError.write(Data("geofence: \(reader.source): \(note)\n".utf8))
+        }
+        if inputPath == "-" {
+            // Standard input may be live: each record is answered as it comes.
+            try reader.read(record: { process([$0]) }, error: report, note: remark)
+        } else {
+            // A file is read and decoded on a thread of its own while the last batch is processed.
+            let batches = RecordBatches(reader: reader, batchSize: ReplayCommand.batchSize)
+            reading: while true {
+                switch batches.next() {
+                case .batch(let records, let errors, let notes):
+                    // Unreadable lines and remarks are reported as their batch is processed.
+                    for failure in errors { report(failure) }
+                    for note in notes { remark(note) }
+                    process(records)
+                case .end(let failure):
+                    if let failure { throw failure }
+                    break reading
+                }
+            }
+        }
         for output in pipeline.finish() {
             summary.count(output)
             printer.print(output)

@@ -13,8 +13,8 @@ enum RunCommand {
 
           --input PATH|-         a file (or - for standard input) to read fixes from; repeatable
           --follow               follow files like tail -F: wait for new lines, survive rotation
-          --format FORMAT        auto (default), ndjson, owntracks, rec or csv (a GPX document
-                                 is not a stream of lines: replay reads it)
+          --format FORMAT        auto (default), ndjson, owntracks, rec, csv or gpx (a GPX
+                                 document is read whole, as recorded history; not with --follow)
           --time-zone ZONE       the zone of input times written without one (default UTC)
           --state DIR            the state directory (default $XDG_STATE_HOME/geofence or
                                  ~/.local/state/geofence)
@@ -85,13 +85,6 @@ enum RunCommand {
             case "--follow", "-f": follow = true
             case "--format":
                 format = try ArgumentText.format(after: argument, in: &rest)
-                // A GPX document is read whole and sorted by time; run follows lines as they come.
-                guard format != .gpx else {
-                    throw CommandError(
-                        message:
-                            "run reads line formats (ndjson, owntracks, rec, csv); a GPX document is read by replay",
-                        status: 2)
-                }
             case "--time-zone": timeZone = try ArgumentText.timeZone(after: argument, in: &rest)
             case "--state": state = try ArgumentText.value(after: argument, in: &rest)
             case "--pause-after":
@@ -161,6 +154,12 @@ enum RunCommand {
         } else if mqttPublish || mqttClientID != nil || mqttTopic != MQTTSettings.defaultTopic {
             throw CommandError(
                 message: "--mqtt-topic, --mqtt-publish and --mqtt-client-id need --mqtt URL", status: 2)
+        }
+        // A GPX document is read whole and its points sorted; it cannot be followed line by line.
+        if format == .gpx, follow {
+            throw CommandError(
+                message: "a GPX document is read whole, not followed: give --format gpx without --follow",
+                status: 2)
         }
         if inputPaths.filter({ $0 == "-" }).count > 1 {
             throw CommandError(message: "standard input can be read only once", status: 2)

@@ -85,8 +85,9 @@ enum SimulateCommand {
                 everyMeters: everyMeters ?? .infinity, keepAliveSeconds: keepAlive ?? .infinity)
             : day.fixes()
         var text = ""
+        var writer = ISO8601Writer(timeZone: day.timeZone)
         for fix in fixes {
-            text += line(fix, timeZone: day.timeZone)
+            text += line(fix, writer: &writer)
             text += "\n"
         }
         FileHandle.standardOutput.write(Data(text.utf8))
@@ -94,10 +95,9 @@ enum SimulateCommand {
 
     /// One fix in this project's NDJSON schema, the time both as ISO 8601 in the day's zone and as
     /// Unix milliseconds. Coordinates are printed exactly, so a replay sees the same fixes.
-    static func line(_ fix: Fix, timeZone: TimeZone) -> String {
+    static func line(_ fix: Fix, writer: inout ISO8601Writer) -> String {
         let milliseconds = Int64((fix.timestamp.timeIntervalSince1970 * 1000).rounded())
-        var text =
-            "{\"time\":\"\(TimeText.iso8601(fix.timestamp, in: timeZone))\",\"timestamp\":\(milliseconds),"
+        var text = "{\"time\":\"\(writer.string(fix.timestamp))\",\"timestamp\":\(milliseconds),"
         text += "\"latitude\":\(fix.coordinate.latitude),\"longitude\":\(fix.coordinate.longitude)"
         if let accuracy = fix.horizontalAccuracy { text += ",\"horizontalAccuracy\":\(accuracy)" }
         return text + "}"

@@ -45,12 +45,21 @@ extension EndToEnd {
 
         for attempt in 0..<10 {
             let run = try GeofenceProcess(arguments, in: scratch.path, name: "run\(attempt)")
-            // Half the kills count from the start (some land while the outbox's leftovers are
-            // re-run), half from the moment the input is open, so a slow start on a busy machine
-            // does not leave every kill before any work.
-            if Bool.random(using: &random) {
+            // A third of the kills count from the start (some land while the outbox's leftovers
+            // are re-run), a third from the moment the input is open, and a third from the moment
+            // this run has finished two hooks, so that a slow start (a busy machine, a sanitizer's
+            // slowdown) cannot leave every kill before any hook is done.
+            let hooksBefore = TemporaryDirectory.lines(hookFile).count
+            switch Int.random(in: 0..<3, using: &random) {
+            case 0:
+                break
+            case 1:
                 try waitUntil("the input to be opened\n\(run.stderr)") {
                     run.stderr.contains("input fixes.ndjson: ")
+                }
+            default:
+                try waitUntil("two hooks of this run to finish\n\(run.stderr)", seconds: 120) {
+                    TemporaryDirectory.lines(hookFile).count >= hooksBefore + 2 || !run.process.isRunning
                 }
             }
             usleep(UInt32.random(in: 20_000...700_000, using: &random))

@@ -29,6 +29,12 @@ extension EndToEnd {
                 scratch.file("state"),
             ],
             in: scratch.path, name: "run")
+        // Rotation is renaming the file the run follows: until the run has opened it, a rename
+        // would leave the first half in a file the run never knew (the test's own race, seen under
+        // load, when a slow start opened the file only after the rename).
+        try waitUntil("the input to open\n\(run.stderr)") {
+            run.stderr.contains("input \(fixes): opened (file")
+        }
 
         // The writer appends pieces of arbitrary size, cutting lines anywhere. Midway, logrotate
         // renames the file; the writer finishes the line it was writing in the old file (which it

@@ -88,11 +88,13 @@ struct StaysCommandTests {
         #expect(result.stderr.hasPrefix("geofence: "))
     }
 
-    /// `run` follows lines; a GPX document is read whole by `replay`, so `run --format gpx` is
-    /// refused at once instead of warning about every line of the document.
-    @Test func runRefusesGPXAndNamesReplay() throws {
-        let result = try runGeofence(["run", "rules.yaml", "--input", "track.gpx", "--format", "gpx"])
+    /// A GPX document is read whole (issue 10: `run` reads it as `replay` does), so following one
+    /// is refused at once instead of warning about every line of the document.
+    @Test func runRefusesToFollowGPX() throws {
+        let result = try runGeofence([
+            "run", "rules.yaml", "--input", "track.gpx", "--format", "gpx", "--follow",
+        ])
         #expect(result.status == 2)
-        #expect(result.stderr.contains("a GPX document is read by replay"))
+        #expect(result.stderr.contains("a GPX document is read whole, not followed"))
     }
 }

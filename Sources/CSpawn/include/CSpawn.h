@@ -26,4 +26,11 @@ int cspawn_has_exited(pid_t pid);
 /// signal ended it, or `*signaled` to 0 and `*code` to its exit status. Returns 0, or -1 (errno).
 int cspawn_reap(pid_t pid, int *signaled, int *code);
 
+/// Makes a fatal signal (SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE: a crash or a Swift
+/// trap) append `signal N` and a newline to the file open at `descriptor` before the process ends
+/// as it would have (the previous handler, such as a sanitizer's, runs next). The handler runs on
+/// an alternate stack installed for the calling thread, so a stack overflow there is noted too.
+/// Returns 0, or -1 (errno).
+int cspawn_install_crash_note(int descriptor);
+
 #endif

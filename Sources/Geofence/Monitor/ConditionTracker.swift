@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Everything that influences a later event is a stored, `Codable` property here (or in the
 /// engine), so that a saved and restored engine continues exactly where it stopped. The only
-/// derived value, the polygon distance bound, is rebuilt from the condition when decoding.
+/// derived value, the distance bound, is rebuilt from the condition when decoding.
 struct ConditionTracker: Codable, Sendable {
     /// Evidence for a change that has not been confirmed yet.
     struct Pending: Codable, Sendable, Hashable {
@@ -35,10 +35,49 @@ struct ConditionTracker: Codable, Sendable {
         var after: Date
     }
 
-    let identifier: String
-    let condition: Condition
-    let hysteresis: Hysteresis
-    /// `false` for a condition added past the limit: it is kept, never evaluated.
+    /// What the condition is, which never changes once added: kept out of line and shared by
+    /// every copy of the tracker (a template engine copied for each of ten thousand devices holds
+    /// one copy of each polygon, not ten thousand).
+    final class Definition: Sendable {
+        let identifier: String
+        let condition: Condition
+        let hysteresis: Hysteresis
+        /// `false` for a condition added past the limit: it is kept, never evaluated.
+        let evaluated: Bool
+        let bound: DistanceBound
+        /// The hysteresis numbers every fix needs, as plain fields: reading them out of
+        /// `hysteresis` would copy the whole struct for each condition and fix.
+        let assumedAccuracyMeters: Double
+        let maxGapSeconds: Double
+        let accuracyWeight: Double
+        let exitMarginMeters: Double
+
+        init(identifier: String, condition: Condition, hysteresis: Hysteresis, evaluated: Bool) {
+            self.identifier = identifier
+            self.condition = condition
+            self.hysteresis = hysteresis
+            self.evaluated = evaluated
+            bound = DistanceBound(condition)
+            assumedAccuracyMeters = hysteresis.assumedAccuracyMeters
+            maxGapSeconds = hysteresis.maxGapSeconds
+            accuracyWeight = hysteresis.accuracyWeight
+            exitMarginMeters = hysteresis.exitMarginMeters
+        }
+    }
+
+    /// A value kept out of line: twenty trackers a device, each with room for a pending run
+    /// inline, would cost more memory than an allocation when a run starts.
+    final class Box<Value: Sendable>: Sendable {
+        let value: Value
+        init(_ value: Value) { self.value = value }
+    }
+
+    private let definition: Definition
+    var identifier: String { definition.identifier }
+    var condition: Condition { definition.condition }
+    var hysteresis: Hysteresis { definition.hysteresis }
+    /// `false` for a condition added past the limit: it is kept, never evaluated. Stored beside
+    /// the definition because the engine asks it of every condition for every fix.
     let evaluated: Bool
     private(set) var state: ConditionState
     private(set) var lastEvent: Event?
@@ -51,25 +90,25 @@ struct ConditionTracker: Codable, Sendable {
     /// When the fixes' positions last changed side: interpolated between the fixes either side, or
     /// the first fix after a gap. This dates a crossing.
     private var lastSideChange: CrossingEstimate?
-    private var pending: Pending?
+    private var pendingBox: Box<Pending>?
+    private var pending: Pending? {
+        get { pendingBox?.value }
+        set { pendingBox = newValue.map(Box.init) }
+    }
     /// When the current stay began, for dwell; `nil` until known.
     private var dwellStart: Date?
     private var dwellReported = false
     /// An ongoing visit inside this condition keeps it satisfied until the visit ends.
     private var heldByVisit = false
 
-    private let bound: DistanceBound?
-
     init(
         identifier: String, condition: Condition, hysteresis: Hysteresis, evaluated: Bool,
         state: ConditionState
     ) {
-        self.identifier = identifier
-        self.condition = condition
-        self.hysteresis = hysteresis
+        definition = Definition(
+            identifier: identifier, condition: condition, hysteresis: hysteresis, evaluated: evaluated)
         self.evaluated = evaluated
         self.state = state
-        self.bound = DistanceBound(condition)
     }
 
     var record: MonitorRecord {
@@ -89,24 +128,31 @@ struct ConditionTracker: Codable, Sendable {
 
     // MARK: Fixes
 
-    /// Weighs one accepted fix; `previous` is the fix the engine accepted before it.
-    mutating func observe(_ fix: Fix, previous: MonitorEngine.PreviousFix?, into sink: inout EventSink) {
-        let h = hysteresis
+    /// Weighs one accepted fix; `previous` is the fix the engine accepted before it, `point` the
+    /// fix's coordinate as an ``EarthPoint`` (computed once for all conditions).
+    mutating func observe(
+        _ fix: Fix, at point: EarthPoint, previous: MonitorEngine.PreviousFix?, into sink: inout EventSink
+    ) {
+        let definition = self.definition
         let t = fix.timestamp
-        let accuracy = fix.horizontalAccuracy ?? h.assumedAccuracyMeters
+        let accuracy = fix.horizontalAccuracy ?? definition.assumedAccuracyMeters
         let continuous =
-            previous.map { $0.timestamp == lastSeen && t.timeIntervalSince($0.timestamp) <= h.maxGapSeconds }
-            ?? false
+            previous.map {
+                $0.timestamp == lastSeen && t.timeIntervalSince($0.timestamp) <= definition.maxGapSeconds
+            } ?? false
         lastSeen = t
 
-        // Far outside a polygon, with nothing pending: the full path below would only note the
-        // side, so a bound that already proves outside evidence lets GEOS be skipped, exactly.
-        if let bound, state == .unsatisfied, pending == nil, lastSide == .outside,
-            h.evidence(signedDistance: bound.lowerBound(fix.coordinate), accuracy: accuracy) == .outside
-        {
-            if !continuous { lastSideChange = CrossingEstimate(date: t, after: t) }
-            return
+        // Far outside, with nothing pending: the full path below would only note the side, so a
+        // bound that already proves outside evidence lets the exact distance be skipped, exactly.
+        // (The test is Hysteresis.evidence(...) == .outside, written out on the plain fields.)
+        if state == .unsatisfied, pendingBox == nil, lastSide == .outside {
+            let bound = definition.bound.lowerBound(point)
+            if bound > 0, bound - definition.accuracyWeight * accuracy >= definition.exitMarginMeters {
+                if !continuous { lastSideChange = CrossingEstimate(date: t, after: t) }
+                return
+            }
         }
+        let h = definition.hysteresis
 
         let d = condition.signedDistance(to: fix.coordinate)
         // GEOS reports failure as NaN; such a fix tells nothing about this condition.
@@ -135,8 +181,8 @@ struct ConditionTracker: Codable, Sendable {
             return
         }
         // Silence is not evidence: a pause keeps the run; only a fix on the old side ends it.
-        if let run = pending, run.side != side { pending = nil }
-        if pending == nil, let evidence, evidence != state.side {
+        if let run = pendingBox, run.value.side != side { pendingBox = nil }
+        if pendingBox == nil, let evidence, evidence != state.side {
             // A first determination has no old side to cross from: it is dated by its first
             // evidence fix. A change is dated by when the positions crossed the boundary.
             let now = CrossingEstimate(date: t, after: t)
@@ -179,9 +225,11 @@ struct ConditionTracker: Codable, Sendable {
     /// Confirms, at its deadline, a change whose tracker has stayed silent long enough since a fix
     /// that its silence keeps on the new side; `date` is the engine's clock.
     mutating func advance(to date: Date, into sink: inout EventSink) {
-        guard let run = pending, let deadline = run.silentDeadline, deadline <= date, !heldByVisit else {
+        guard let box = pendingBox, let deadline = box.value.silentDeadline, deadline <= date, !heldByVisit
+        else {
             return
         }
+        let run = box.value
         let fix = run.latestFix
         transition(
             to: run.side == .inside ? .satisfied : .unsatisfied, date: run.crossing.date,
@@ -282,7 +330,8 @@ struct ConditionTracker: Codable, Sendable {
         if let last = lastEvent?.date, date < last { date = last }
         let event = Event(
             identifier: identifier, state: newState, kind: .transition, date: date, confirmedAt: confirmedAt,
-            signedDistanceMeters: distance.isFinite ? distance : nil, fix: fix, visit: visit,
+            signedDistanceMeters: distance.isFinite ? distance : nil,
+            evidence: sink.evidence(fix: fix, visit: visit),
             previousState: state)
         state = newState
         lastEvent = event
@@ -297,7 +346,9 @@ struct ConditionTracker: Codable, Sendable {
         reachedBy now: Date, confirmedAt: Date, distance: Double, fix: Fix?, visit: Visit?,
         into sink: inout EventSink
     ) {
-        guard state == .satisfied, let dwell = hysteresis.dwellSeconds, !dwellReported, pending == nil else {
+        guard state == .satisfied, !dwellReported, pendingBox == nil,
+            let dwell = definition.hysteresis.dwellSeconds
+        else {
             return
         }
         // A condition assumed satisfied has no known start: its stay is counted from the first
@@ -308,7 +359,8 @@ struct ConditionTracker: Codable, Sendable {
         dwellReported = true
         let event = Event(
             identifier: identifier, state: .satisfied, kind: .dwell, date: start.addingTimeInterval(dwell),
-            confirmedAt: confirmedAt, signedDistanceMeters: distance, fix: fix, visit: visit,
+            confirmedAt: confirmedAt, signedDistanceMeters: distance,
+            evidence: sink.evidence(fix: fix, visit: visit),
             previousState: .satisfied)
         lastEvent = event
         sink.append(event, orderKey: event.date)
@@ -324,20 +376,21 @@ struct ConditionTracker: Codable, Sendable {
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        identifier = try c.decode(String.self, forKey: .identifier)
-        condition = try c.decode(Condition.self, forKey: .condition)
-        hysteresis = try c.decode(Hysteresis.self, forKey: .hysteresis)
         evaluated = try c.decode(Bool.self, forKey: .evaluated)
+        definition = Definition(
+            identifier: try c.decode(String.self, forKey: .identifier),
+            condition: try c.decode(Condition.self, forKey: .condition),
+            hysteresis: try c.decode(Hysteresis.self, forKey: .hysteresis),
+            evaluated: evaluated)
         state = try c.decode(ConditionState.self, forKey: .state)
         lastEvent = try c.decodeIfPresent(Event.self, forKey: .lastEvent)
         lastSide = try c.decodeIfPresent(Hysteresis.Side.self, forKey: .lastSide)
         lastSeen = try c.decodeIfPresent(Date.self, forKey: .lastSeen)
         lastSideChange = try c.decodeIfPresent(CrossingEstimate.self, forKey: .lastSideChange)
-        pending = try c.decodeIfPresent(Pending.self, forKey: .pending)
+        pendingBox = try c.decodeIfPresent(Pending.self, forKey: .pending).map(Box.init)
         dwellStart = try c.decodeIfPresent(Date.self, forKey: .dwellStart)
         dwellReported = try c.decode(Bool.self, forKey: .dwellReported)
         heldByVisit = try c.decode(Bool.self, forKey: .heldByVisit)
-        bound = DistanceBound(condition)
     }
 
     func encode(to encoder: any Encoder) throws {

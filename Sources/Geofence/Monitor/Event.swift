@@ -33,9 +33,29 @@ public struct Event: Codable, Sendable, Hashable {
     /// The signed distance in metres of the deciding fix or visit, negative inside.
     public var signedDistanceMeters: Double?
     /// The fix that decided the change, if a fix did.
-    public var fix: Fix?
+    public var fix: Fix? {
+        get { evidence?.fix }
+        set { evidence = newValue == nil && visit == nil ? nil : Evidence(fix: newValue, visit: visit) }
+    }
     /// The visit that decided the change, if a visit did.
-    public var visit: Visit?
+    public var visit: Visit? {
+        get { evidence?.visit }
+        set { evidence = newValue == nil && fix == nil ? nil : Evidence(fix: fix, visit: newValue) }
+    }
+
+    /// The deciding fix or visit, kept out of line and shared: a monitor keeps every condition's
+    /// last event, and the twenty first determinations of a device usually come from one fix, so
+    /// a device holds one copy of that fix instead of twenty.
+    final class Evidence: Sendable {
+        let fix: Fix?
+        let visit: Visit?
+
+        init(fix: Fix?, visit: Visit?) {
+            self.fix = fix
+            self.visit = visit
+        }
+    }
+    private var evidence: Evidence?
 
     /// Makes an event.
     public init(
@@ -50,8 +70,22 @@ public struct Event: Codable, Sendable, Hashable {
         self.date = date
         self.confirmedAt = confirmedAt
         self.signedDistanceMeters = signedDistanceMeters
-        self.fix = fix
-        self.visit = visit
+        self.evidence = fix == nil && visit == nil ? nil : Evidence(fix: fix, visit: visit)
+    }
+
+    /// Makes an event whose deciding fix or visit is shared with other events.
+    init(
+        identifier: String, state: ConditionState, kind: Kind = .transition, date: Date, confirmedAt: Date,
+        signedDistanceMeters: Double? = nil, evidence: Evidence?, previousState: ConditionState? = nil
+    ) {
+        self.identifier = identifier
+        self.state = state
+        self.previousState = previousState
+        self.kind = kind
+        self.date = date
+        self.confirmedAt = confirmedAt
+        self.signedDistanceMeters = signedDistanceMeters
+        self.evidence = evidence
     }
 
     /// Whether this event is a condition's first determination, not a crossing.
@@ -59,6 +93,62 @@ public struct Event: Codable, Sendable, Hashable {
 
     /// Whether this event reports a condition added past the limit, as CLMonitor's flag.
     public var conditionLimitExceeded: Bool { kind == .conditionLimitExceeded }
+
+    // MARK: Equality and coding, of the values (the shared evidence is only storage)
+
+    /// Whether two events are equal field by field.
+    public static func == (lhs: Event, rhs: Event) -> Bool {
+        lhs.identifier == rhs.identifier && lhs.state == rhs.state && lhs.previousState == rhs.previousState
+            && lhs.kind == rhs.kind && lhs.date == rhs.date && lhs.confirmedAt == rhs.confirmedAt
+            && lhs.signedDistanceMeters == rhs.signedDistanceMeters && lhs.fix == rhs.fix
+            && lhs.visit == rhs.visit
+    }
+
+    /// Hashes every field.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(identifier)
+        hasher.combine(state)
+        hasher.combine(previousState)
+        hasher.combine(kind)
+        hasher.combine(date)
+        hasher.combine(confirmedAt)
+        hasher.combine(signedDistanceMeters)
+        hasher.combine(fix)
+        hasher.combine(visit)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case identifier, state, previousState, kind, date, confirmedAt, signedDistanceMeters, fix, visit
+    }
+
+    /// Decodes an event written by `encode(to:)` (the same keys as before the evidence was shared).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        identifier = try c.decode(String.self, forKey: .identifier)
+        state = try c.decode(ConditionState.self, forKey: .state)
+        previousState = try c.decodeIfPresent(ConditionState.self, forKey: .previousState)
+        kind = try c.decode(Kind.self, forKey: .kind)
+        date = try c.decode(Date.self, forKey: .date)
+        confirmedAt = try c.decode(Date.self, forKey: .confirmedAt)
+        signedDistanceMeters = try c.decodeIfPresent(Double.self, forKey: .signedDistanceMeters)
+        let fix = try c.decodeIfPresent(Fix.self, forKey: .fix)
+        let visit = try c.decodeIfPresent(Visit.self, forKey: .visit)
+        evidence = fix == nil && visit == nil ? nil : Evidence(fix: fix, visit: visit)
+    }
+
+    /// Encodes the event's fields, in declaration order, absent optionals left out.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(identifier, forKey: .identifier)
+        try c.encode(state, forKey: .state)
+        try c.encodeIfPresent(previousState, forKey: .previousState)
+        try c.encode(kind, forKey: .kind)
+        try c.encode(date, forKey: .date)
+        try c.encode(confirmedAt, forKey: .confirmedAt)
+        try c.encodeIfPresent(signedDistanceMeters, forKey: .signedDistanceMeters)
+        try c.encodeIfPresent(fix, forKey: .fix)
+        try c.encodeIfPresent(visit, forKey: .visit)
+    }
 }
 
 extension Event: CustomStringConvertible {

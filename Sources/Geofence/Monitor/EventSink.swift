@@ -10,6 +10,18 @@ import Foundation
 struct EventSink {
     private var events: [Event] = []
     private var keys: [Date] = []
+    /// The evidence of the last event made through ``evidence(fix:visit:)``, for the next.
+    private var lastEvidence: Event.Evidence?
+
+    /// The shared storage of an event's deciding fix or visit: the one the previous event got when
+    /// it is the same fix and visit (one input usually decides several conditions), else a new one.
+    mutating func evidence(fix: Fix?, visit: Visit?) -> Event.Evidence? {
+        guard fix != nil || visit != nil else { return nil }
+        if let last = lastEvidence, last.fix == fix, last.visit == visit { return last }
+        let evidence = Event.Evidence(fix: fix, visit: visit)
+        lastEvidence = evidence
+        return evidence
+    }
 
     /// Adds an event; `orderKey` is the start of the interval its date was found in (its date when
     /// nothing was interpolated).

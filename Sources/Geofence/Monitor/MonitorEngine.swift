@@ -168,8 +168,9 @@ public struct MonitorEngine: Codable, Sendable {
         }
         clock.appendInOrder(to: &events)
         var sink = EventSink()
+        let point = EarthPoint(fix.coordinate)
         for index in trackers.indices where trackers[index].evaluated {
-            trackers[index].observe(fix, previous: previous, into: &sink)
+            trackers[index].observe(fix, at: point, previous: previous, into: &sink)
         }
         previous = PreviousFix(timestamp: fix.timestamp, coordinate: fix.coordinate)
         if let now, now >= fix.timestamp {} else { now = fix.timestamp }

@@ -63,16 +63,27 @@ public struct Pipeline: Sendable {
     /// The device name used when a record names none.
     public static let defaultDevice = "default"
 
+    /// A new device's engine, copied for each device: the copies share the conditions' definitions
+    /// (polygons, hysteresis), so a device costs only its own state.
+    private var template: DeviceEngine
+
     /// Makes a pipeline, going on from a saved state if there is one.
     public init(rules: RulesFile, state: PipelineState = PipelineState()) {
         self.rules = rules
         self.evaluator = RuleEvaluator(rules: rules)
         self.state = state
+        self.template = Pipeline.template(for: rules)
     }
 
     /// A fresh engine for a device: the rules' places as conditions with their hysteresis.
     public func newDevice(named name: String) -> DeviceEngine {
-        var monitor = MonitorEngine(name: name, filter: rules.filterConfiguration)
+        var device = template
+        device.monitor.name = name
+        return device
+    }
+
+    private static func template(for rules: RulesFile) -> DeviceEngine {
+        var monitor = MonitorEngine(name: "", filter: rules.filterConfiguration)
         for place in rules.places {
             monitor.add(place.condition, identifier: place.name, hysteresis: rules.hysteresis(for: place))
         }
@@ -86,6 +97,7 @@ public struct Pipeline: Sendable {
         let old = rules
         rules = newRules
         evaluator = RuleEvaluator(rules: newRules)
+        template = Pipeline.template(for: newRules)
         for (name, device) in state.devices {
             var fresh = newDevice(named: name)
             let unchanged = newRules.places.filter { place in
@@ -127,12 +139,9 @@ public struct Pipeline: Sendable {
             transition.event == "enter" || transition.event == "leave"
         else { return nil }
         let name = transition.deviceId ?? transition.label ?? Pipeline.defaultDevice
-        var device = state.devices[name] ?? newDevice(named: name)
+        let index = deviceIndex(named: name)
         var output = PipelineOutput(device: name)
-        output.events = device.monitor.ingestClaim(
-            identifier: place, inside: transition.event == "enter", at: transition.timestamp)
-        for event in output.events { apply(event, device: &device, name: name, output: &output) }
-        state.devices[name] = device
+        state.devices.values[index].claim(transition, place: place, evaluator: evaluator, output: &output)
         return output
     }
 
@@ -142,13 +151,10 @@ public struct Pipeline: Sendable {
     public mutating func advance(to date: Date) -> [PipelineOutput] {
         var outputs: [PipelineOutput] = []
         for name in state.devices.keys.sorted() {
-            guard var device = state.devices[name] else { continue }
+            guard let index = state.devices.index(forKey: name) else { continue }
             var output = PipelineOutput(device: name)
-            output.events = device.monitor.advance(to: date)
-            guard !output.events.isEmpty else { continue }
-            for event in output.events { apply(event, device: &device, name: name, output: &output) }
-            state.devices[name] = device
-            outputs.append(output)
+            state.devices.values[index].advance(to: date, evaluator: evaluator, output: &output)
+            if !output.events.isEmpty { outputs.append(output) }
         }
         return outputs
     }
@@ -156,39 +162,33 @@ public struct Pipeline: Sendable {
     /// Processes one fix.
     public mutating func process(_ fix: Fix, arrivedAt: Date?) -> PipelineOutput {
         let name = fix.deviceId ?? fix.label ?? Pipeline.defaultDevice
-        var device = state.devices[name] ?? newDevice(named: name)
+        let index = deviceIndex(named: name)
         var output = PipelineOutput(device: name)
-        output.dropped = device.monitor.ingest(fix, arrivedAt: arrivedAt, into: &output.events)
-        if output.dropped == nil {
-            let coordinate = fix.coordinate
-            for event in output.events { apply(event, device: &device, name: name, output: &output) }
-            if var detector = device.detector {
-                output.visits = detector.ingest(fix)
-                device.detector = detector
-                for visit in output.visits {
-                    visitOccurrences(visit, device: &device, name: name, output: &output)
-                }
-            }
-            let tick = Occurrence(
-                kind: .tick, date: fix.timestamp, coordinate: coordinate, accuracy: fix.horizontalAccuracy,
-                device: name)
-            collect(evaluator.handle(tick, state: &device.rules), into: &output)
-        }
-        state.devices[name] = device
+        // The device's state is changed where it is stored: a copy out of the dictionary and back
+        // would copy its conditions' array on every fix.
+        state.devices.values[index].ingest(
+            fix, arrivedAt: arrivedAt, evaluator: evaluator, places: rules.places, output: &output)
         return output
     }
 
     /// Processes a visit delivered by the tracker (not detected here): it moves the monitor and
     /// triggers visit rules.
     public mutating func process(deliveredVisit visit: Visit, device name: String) -> PipelineOutput {
-        var device = state.devices[name] ?? newDevice(named: name)
+        let index = deviceIndex(named: name)
         var output = PipelineOutput(device: name)
-        output.events = device.monitor.ingest(visit)
-        for event in output.events { apply(event, device: &device, name: name, output: &output) }
-        output.visits = [visit]
-        visitOccurrences(visit, device: &device, name: name, output: &output)
-        state.devices[name] = device
+        state.devices.values[index].ingest(
+            deliveredVisit: visit, evaluator: evaluator, places: rules.places, output: &output)
         return output
+    }
+
+    /// The position of a device's engine in the state, made first when the device is new.
+    private mutating func deviceIndex(named name: String) -> [String: DeviceEngine].Index {
+        if let index = state.devices.index(forKey: name) { return index }
+        state.devices[name] = newDevice(named: name)
+        guard let index = state.devices.index(forKey: name) else {
+            preconditionFailure("a device just stored is in the dictionary")
+        }
+        return index
     }
 
     /// Processes an engine life-cycle event (started, stopped, input paused...).
@@ -203,23 +203,89 @@ public struct Pipeline: Sendable {
     public mutating func finish() -> [PipelineOutput] {
         var outputs: [PipelineOutput] = []
         for name in state.devices.keys.sorted() {
-            guard var device = state.devices[name], var detector = device.detector else { continue }
+            guard let index = state.devices.index(forKey: name) else { continue }
             var output = PipelineOutput(device: name)
-            output.visits = detector.finish()
-            device.detector = detector
-            for visit in output.visits {
-                visitOccurrences(visit, device: &device, name: name, output: &output)
-            }
-            state.devices[name] = device
+            state.devices.values[index].finish(evaluator: evaluator, places: rules.places, output: &output)
             if !output.isEmpty { outputs.append(output) }
         }
         return outputs
     }
 
-    // MARK: Events to occurrences
+    private func collect(_ result: RuleEvaluator.Output, into output: inout PipelineOutput) {
+        output.collect(result)
+    }
+}
 
-    private func apply(_ event: Event, device: inout DeviceEngine, name: String, output: inout PipelineOutput)
-    {
+extension PipelineOutput {
+    /// Adds what the rules fired.
+    mutating func collect(_ result: RuleEvaluator.Output) {
+        if !result.actions.isEmpty { actions += result.actions }
+        if !result.commutes.isEmpty { commutes += result.commutes }
+    }
+}
+
+// MARK: One device
+
+extension DeviceEngine {
+    /// Filter, monitor, visit detector and rules for one fix of this device.
+    mutating func ingest(
+        _ fix: Fix, arrivedAt: Date?, evaluator: RuleEvaluator, places: [Place], output: inout PipelineOutput
+    ) {
+        output.dropped = monitor.ingest(fix, arrivedAt: arrivedAt, into: &output.events)
+        guard output.dropped == nil else { return }
+        for event in output.events { apply(event, evaluator: evaluator, output: &output) }
+        if detector != nil {
+            output.visits = detector?.ingest(fix) ?? []
+            for visit in output.visits {
+                visitOccurrences(visit, evaluator: evaluator, places: places, output: &output)
+            }
+        }
+        // The tick only lets time-driven rules (dwells, commute limits) fall due; when none is
+        // waiting it would change nothing, so it is skipped.
+        guard evaluator.hasTimeDrivenWork(rules) else { return }
+        let tick = Occurrence(
+            kind: .tick, date: fix.timestamp, coordinate: fix.coordinate, accuracy: fix.horizontalAccuracy,
+            device: output.device)
+        output.collect(evaluator.handle(tick, state: &rules))
+    }
+
+    /// Applies the tracker's own decision about a place.
+    mutating func claim(
+        _ transition: OwnTracksTransition, place: String, evaluator: RuleEvaluator,
+        output: inout PipelineOutput
+    ) {
+        output.events = monitor.ingestClaim(
+            identifier: place, inside: transition.event == "enter", at: transition.timestamp)
+        for event in output.events { apply(event, evaluator: evaluator, output: &output) }
+    }
+
+    /// Advances the monitor's clock.
+    mutating func advance(to date: Date, evaluator: RuleEvaluator, output: inout PipelineOutput) {
+        output.events = monitor.advance(to: date)
+        for event in output.events { apply(event, evaluator: evaluator, output: &output) }
+    }
+
+    /// A visit delivered by the tracker.
+    mutating func ingest(
+        deliveredVisit visit: Visit, evaluator: RuleEvaluator, places: [Place], output: inout PipelineOutput
+    ) {
+        output.events = monitor.ingest(visit)
+        for event in output.events { apply(event, evaluator: evaluator, output: &output) }
+        output.visits = [visit]
+        visitOccurrences(visit, evaluator: evaluator, places: places, output: &output)
+    }
+
+    /// Closes the stay the visit detector still holds.
+    mutating func finish(evaluator: RuleEvaluator, places: [Place], output: inout PipelineOutput) {
+        guard detector != nil else { return }
+        output.visits = detector?.finish() ?? []
+        for visit in output.visits {
+            visitOccurrences(visit, evaluator: evaluator, places: places, output: &output)
+        }
+    }
+
+    private mutating func apply(_ event: Event, evaluator: RuleEvaluator, output: inout PipelineOutput) {
+        let name = output.device
         let place = event.identifier
         let inside = event.state == .satisfied
         let placeEvent = PlaceEvent(event, device: name)
@@ -236,36 +302,32 @@ public struct Pipeline: Sendable {
         let occurrence = Occurrence(
             kind: kind, place: place, date: event.date, coordinate: coordinate, accuracy: accuracy,
             device: name)
-        collect(evaluator.handle(occurrence, state: &device.rules), into: &output)
+        output.collect(evaluator.handle(occurrence, state: &rules))
     }
 
-    private func visitOccurrences(
-        _ visit: Visit, device: inout DeviceEngine, name: String, output: inout PipelineOutput
+    private mutating func visitOccurrences(
+        _ visit: Visit, evaluator: RuleEvaluator, places: [Place], output: inout PipelineOutput
     ) {
-        for place in rules.places where place.condition.contains(visit.coordinate) {
+        let name = output.device
+        for place in places where place.condition.contains(visit.coordinate) {
             let arrival = visit.arrival
-            if device.openVisits[place.name] == nil || device.openVisits[place.name] != arrival {
+            if openVisits[place.name] == nil || openVisits[place.name] != arrival {
                 // A start not seen yet (a closed visit delivered whole, or the first report).
                 if let date = arrival ?? visit.departure {
-                    device.openVisits[place.name] = arrival ?? date
+                    openVisits[place.name] = arrival ?? date
                     let start = Occurrence(
                         kind: .visitStart, place: place.name, date: date, coordinate: visit.coordinate,
                         accuracy: visit.horizontalAccuracy, device: name)
-                    collect(evaluator.handle(start, state: &device.rules), into: &output)
+                    output.collect(evaluator.handle(start, state: &rules))
                 }
             }
             if let departure = visit.departure {
-                device.openVisits[place.name] = nil
+                openVisits[place.name] = nil
                 let end = Occurrence(
                     kind: .visitEnd, place: place.name, date: departure, coordinate: visit.coordinate,
                     accuracy: visit.horizontalAccuracy, device: name)
-                collect(evaluator.handle(end, state: &device.rules), into: &output)
+                output.collect(evaluator.handle(end, state: &rules))
             }
         }
-    }
-
-    private func collect(_ result: RuleEvaluator.Output, into output: inout PipelineOutput) {
-        output.actions += result.actions
-        output.commutes += result.commutes
     }
 }

@@ -9,6 +9,8 @@ public struct RuleEvaluator: Sendable {
     /// The rules.
     public let rules: RulesFile
     private let calendar: Calendar
+    /// Whether any rule fires on a dwell, the only time-driven trigger besides commute limits.
+    private let hasDwellRules: Bool
 
     /// Makes an evaluator for a checked rules file.
     public init(rules: RulesFile) {
@@ -16,6 +18,14 @@ public struct RuleEvaluator: Sendable {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = rules.timeZone
         self.calendar = calendar
+        hasDwellRules = rules.rules.contains { if case .dwell = $0.trigger { true } else { false } }
+    }
+
+    /// Whether time alone could fire something for this state: a commute under way (its limit) or
+    /// a stay at a place while dwell rules exist. When it is `false`, a ``Occurrence/Kind/tick``
+    /// changes nothing and returns nothing, so callers may skip it.
+    public func hasTimeDrivenWork(_ state: RuleState) -> Bool {
+        !state.openCommutes.isEmpty || (hasDwellRules && !state.insideSince.isEmpty)
     }
 
     /// What one occurrence fires.

@@ -16,9 +16,16 @@ final class FileInput: RunInput {
     private let startPosition: FilePosition?
     private let history: Bool
     private let pollSeconds: Double
+    private let format: InputFormat
+    private let timeZone: TimeZone
     private let cancellation = InputCancellation()
 
-    init(path: String, follow: Bool, startPosition: FilePosition?, history: Bool, pollSeconds: Double) {
+    init(
+        path: String, follow: Bool, startPosition: FilePosition?, history: Bool, pollSeconds: Double,
+        format: InputFormat = .auto, timeZone: TimeZone = .gmt
+    ) {
+        self.format = format
+        self.timeZone = timeZone
         self.name = path
         self.path = path
         self.follow = follow
@@ -35,7 +42,50 @@ final class FileInput: RunInput {
     }
 
     func start(into queue: RecordQueue) {
-        readOnThread { [self] in read(into: queue) }
+        readOnThread { [self] in
+            if !follow, format == .gpx || (format == .auto && FileInput.isDocument(path)) {
+                readDocument(into: queue)
+            } else {
+                read(into: queue)
+            }
+        }
+    }
+
+    /// Whether the file starts like an XML document (`<` after a byte-order mark and blanks), as
+    /// ``RecordReader`` tells GPX from lines.
+    static func isDocument(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 4096)) ?? Data()
+        let first = head.first { ![0xEF, 0xBB, 0xBF, 0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        return first == UInt8(ascii: "<")
+    }
+
+    /// Reads a whole document (GPX) through the one ``RecordReader``, as `replay` does: its points
+    /// are recorded history, handed over oldest first in batches. It has no position to resume at:
+    /// after a restart it is read again, and what was already processed is dropped as not newer.
+    private func readDocument(into queue: RecordQueue) {
+        let reader = RecordReader(path: path, format: format, timeZone: timeZone)
+        var records: [InputRecord] = []
+        struct Closed: Error {}
+        do {
+            try reader.read(
+                record: { record in
+                    records.append(record)
+                    if records.count >= 1000 {
+                        guard queue.put(.records(input: name, records: records)) else { throw Closed() }
+                        records = []
+                    }
+                },
+                error: { failure in queue.put(.note(input: name, message: "\(failure)", level: .warning)) },
+                note: { message in queue.put(.note(input: name, message: message, level: .info)) })
+            if !records.isEmpty { queue.put(.records(input: name, records: records)) }
+            queue.put(.ended(input: name, failure: nil))
+        } catch is Closed {
+            return
+        } catch {
+            queue.put(.ended(input: name, failure: "\(error)"))
+        }
     }
 
     /// Asks the thread to stop; it does within a poll interval.

@@ -140,12 +140,13 @@ final class ActionExecutor: Sendable {
         webhooks.send(id: id, request: request)
     }
 
-    /// Waits until every submitted hook has finished and been marked done, or `seconds` passed;
-    /// returns whether all finished.
-    func waitForHooks(seconds: Double) -> Bool {
+    /// Waits until every submitted hook has finished and been marked done, `seconds` passed, or
+    /// `interrupted` says yes (it is asked every 20 ms); returns whether all finished.
+    @discardableResult
+    func waitForHooks(seconds: Double, interrupted: () -> Bool = { false }) -> Bool {
         let deadline = Date().addingTimeInterval(seconds.isFinite ? seconds : 365 * 86400)
         while inFlight.withLock({ $0 }) > 0 {
-            if Date() >= deadline { return false }
+            if Date() >= deadline || interrupted() { return false }
             usleep(20_000)
         }
         return true

@@ -1,4 +1,5 @@
 import Foundation
+import GeofenceInput
 
 /// What an input thread hands to the engine's loop.
 enum InputItem: Sendable {
@@ -11,6 +12,8 @@ enum InputItem: Sendable {
     /// The positions one HTTP request carried, as lines, with a number counting requests since
     /// the start and the ticket its sender waits on: resolved once the batch is committed.
     case posted(input: String, lines: [String], number: Int64, live: Bool, ticket: CommitTicket)
+    /// Records read from a whole document (GPX, which is not a stream of lines), oldest first.
+    case records(input: String, records: [InputRecord])
     /// Something to log about an input (rotated, truncated, missing...).
     case note(input: String, message: String, level: LogEntry.Level)
     /// The input ended (a file not followed was read to its end, stdin closed) or failed.
@@ -42,6 +45,7 @@ final class RecordQueue: @unchecked Sendable {
         case .lines(_, let lines, _, _): lineCount += lines.count
         case .message: lineCount += 1
         case .posted(_, let lines, _, _, _): lineCount += lines.count
+        case .records(_, let records): lineCount += records.count
         default: break
         }
         items.append(item)
@@ -50,12 +54,23 @@ final class RecordQueue: @unchecked Sendable {
     }
 
     /// Takes everything queued, waiting up to `timeout` seconds for something (or a wake).
-    func takeAll(timeout: Double) -> [InputItem] {
+    ///
+    /// A backlog (lines that did not arrive live: history, a file's contents at start) is gathered
+    /// for up to `gatherSeconds` until `gatherLines` lines wait, so that the engine commits it in
+    /// batches of thousands of lines rather than in the read-sized pieces it comes in: each commit
+    /// writes the devices' states and syncs the database. Anything live is handed over at once.
+    func takeAll(timeout: Double, gatherLines: Int = 0, gatherSeconds: Double = 0) -> [InputItem] {
         condition.lock()
         defer { condition.unlock() }
         let deadline = Date().addingTimeInterval(timeout)
         while items.isEmpty, !wakeRequested, !closed {
             if !condition.wait(until: deadline) { break }
+        }
+        if !items.isEmpty, gatherLines > 0 {
+            let gatherDeadline = Date().addingTimeInterval(gatherSeconds)
+            while !closed, !wakeRequested, lineCount < min(gatherLines, capacityLines), isBacklog {
+                if !condition.wait(until: gatherDeadline) { break }
+            }
         }
         wakeRequested = false
         let taken = items
@@ -63,6 +78,17 @@ final class RecordQueue: @unchecked Sendable {
         lineCount = 0
         condition.broadcast()
         return taken
+    }
+
+    /// Whether everything queued is backlog: lines that did not arrive live, or notes about them.
+    private var isBacklog: Bool {
+        items.allSatisfy { item in
+            switch item {
+            case .lines(_, _, _, let live), .posted(_, _, _, let live, _): !live
+            case .note, .records: true
+            case .message, .ended: false
+            }
+        }
     }
 
     /// Wakes the loop (a signal arrived).

@@ -40,6 +40,16 @@ public final class Runner {
     private var paused: Set<String> = []
     /// Whether an input failed or the store could not be written: the run then ends with status 1.
     private var failed = false
+    /// The note naming the lines being processed, which a crash leaves behind (see ``CrashMarker``).
+    private let crashMarker: CrashMarker
+    /// Lines the last run crashed on in a batch: processed one at a time in this run (their retry).
+    private var suspect: CrashMarker.Lines?
+    /// A line that crashed the last run when processed alone: poison, skipped.
+    private var poison: CrashMarker.Lines?
+    /// Test-only: a line containing this text traps, as a line that crashes the engine would. Set
+    /// from `GEOFENCE_TEST_CRASH_ON_TEXT`, an environment variable only the end-to-end tests set;
+    /// no input can set it.
+    private let testCrashText: String?
 
     /// Opens the store, loads the rules and restores the saved state. Throws if the rules do not
     /// pass `check` or the state directory cannot be used.
@@ -48,6 +58,13 @@ public final class Runner {
         self.log = RunLog(verbose: configuration.verbose)
         let rules = try Runner.loadRules(configuration.rulesPath)
         store = try Store(directory: configuration.stateDirectory)
+        crashMarker = try CrashMarker(directory: configuration.stateDirectory)
+        if let crashed = crashMarker.previous, crashed.signal != nil {
+            if crashed.alone { poison = crashed } else { suspect = crashed }
+        }
+        testCrashText = ProcessInfo.processInfo.environment["GEOFENCE_TEST_CRASH_ON_TEXT"].flatMap {
+            $0.isEmpty ? nil : $0
+        }
         var state = PipelineState()
         let decoder = EngineJSON.stateDecoder()
         for saved in try store.deviceStates() {
@@ -104,7 +121,8 @@ public final class Runner {
                 FileInput(
                     path: input.path, follow: input.follow, startPosition: position,
                     history: configuration.history,
-                    pollSeconds: configuration.pollSeconds))
+                    pollSeconds: configuration.pollSeconds, format: configuration.format,
+                    timeZone: configuration.inputTimeZone))
         }
         if let settings = configuration.mqtt {
             let mqtt: MQTTInput
@@ -164,6 +182,7 @@ public final class Runner {
     /// 0, or 1 if an input failed or the store could not be written.
     public func run() -> Int32 {
         installSignalHandlers()
+        crashMarker.armCrashHandler()
         executor.startCompletions()
         // Actions a crash left behind run first, with their original ids.
         do {
@@ -176,6 +195,7 @@ public final class Runner {
             log.error("cannot read the outbox: \(error)")
         }
         lifecycle(.started, detail: "rules \(configuration.rulesPath)")
+        reportLastCrash()
 
         var open = Set<String>()
         for input in inputs {
@@ -192,7 +212,7 @@ public final class Runner {
             }
         }
         while true {
-            let items = queue.takeAll(timeout: 0.5)
+            let items = queue.takeAll(timeout: 0.5, gatherLines: 10_000, gatherSeconds: 0.25)
             let flags = signals.take()
             if flags.reload { reload() }
             if !items.isEmpty { open.subtract(process(items)) } else { tickClock() }
@@ -210,7 +230,13 @@ public final class Runner {
         for input in inputs { input.stop() }
         queue.close()
         lifecycle(.stopped, detail: nil)
-        if !executor.waitForHooks(seconds: signals.stopRequested ? configuration.graceSeconds : .infinity) {
+        // After the inputs ended the queued hooks may take long: a SIGTERM meanwhile gives those
+        // running the grace period and hands the rest back, as when it comes earlier.
+        if !signals.stopRequested {
+            executor.waitForHooks(seconds: .infinity, interrupted: { self.signals.stopRequested })
+            if signals.stopRequested { log.info("stopping: signal received while hooks ran") }
+        }
+        if !executor.waitForHooks(seconds: configuration.graceSeconds) {
             log.warning(
                 "hooks still running after the grace period are stopped and handed back: they run again at the next start"
             )
@@ -241,7 +267,29 @@ public final class Runner {
             switch item {
             case .lines(let input, let lines, let position, let live):
                 let arrivedAt = live ? Date() : nil
+                let identity = position?.identity
+                let retry = suspect.map { suspect in
+                    lines.contains { suspect.contains(input: input, identity: identity, number: $0.number) }
+                }
+                if let identity, retry != true, let first = lines.first, let last = lines.last {
+                    crashMarker.set(
+                        CrashMarker.Lines(
+                            input: input, identity: identity, first: first.number, last: last.number,
+                            alone: false))
+                }
                 for line in lines {
+                    if let poison, poison.contains(input: input, identity: identity, number: line.number) {
+                        log.error("\(input):\(line.number): poison line (\(poison.reason) twice), skipped")
+                        continue
+                    }
+                    if let identity, let suspect, retry == true {
+                        // The retry: each line with a note of its own, so a second crash names it.
+                        let blamed = suspect.contains(input: input, identity: identity, number: line.number)
+                        crashMarker.set(
+                            CrashMarker.Lines(
+                                input: input, identity: identity, first: line.number, last: line.number,
+                                alone: blamed))
+                    }
                     guard let text = line.text else {
                         log.warning("\(input):\(line.number): line longer than 1 MiB, skipped")
                         continue
@@ -249,6 +297,8 @@ public final class Runner {
                     decode(text, number: line.number, from: input, arrivedAt: arrivedAt, batch: &batch)
                 }
                 if let position { batch.positions[input] = position }
+            case .records(let input, let records):
+                for record in records { handle(record, from: input, arrivedAt: nil, batch: &batch) }
             case .message(let input, let topic, let text, let number, let live):
                 guard let text else {
                     log.warning("\(input):\(number): message on \(topic) larger than 1 MiB, skipped")
@@ -277,7 +327,26 @@ public final class Runner {
             }
         }
         commit(batch)
+        crashMarker.clear()
         return ended
+    }
+
+    /// Reports what the crash note left by the last run says: lines retried one at a time, or a
+    /// poison line skipped, recorded in the store's log with its reason.
+    private func reportLastCrash() {
+        if let suspect {
+            log.warning(
+                "the last run \(suspect.reason) while processing \(suspect.input) lines \(suspect.first)-\(suspect.last): retrying them one at a time"
+            )
+        }
+        if let poison {
+            let message =
+                "\(poison.input):\(poison.first): poison line: the last run \(poison.reason) while processing it alone, after a first crash; it is skipped"
+            log.error(message)
+            var batch = Batch()
+            batch.lifecycle.append(LogEntry(at: Date(), level: .error, kind: "poison-line", message: message))
+            commit(batch)
+        }
     }
 
     /// Decodes one line and runs its record through the pipeline; a line that cannot be read is
@@ -287,24 +356,30 @@ public final class Runner {
         batch: inout Batch
     ) {
         guard var decoder = decoders[input] else { return }
+        if let testCrashText, text.contains(testCrashText) {
+            fatalError("GEOFENCE_TEST_CRASH_ON_TEXT: this line crashes the engine, as the test asked")
+        }
         let result = decoder.decode(text, number: Int(number))
         decoders[input] = decoder
         switch result {
         case .success(let record?):
-            if record.fix != nil { noteFix(from: input, batch: &batch) }
-            if let output = pipeline.process(record, arrivedAt: arrivedAt) {
-                if let reason = output.dropped, let fix = record.fix {
-                    log.verbose(
-                        "dropped fix \(EngineJSON.timestamp(fix.timestamp)) from \(input): \(reason.rawValue)"
-                    )
-                }
-                batch.add(output, device: output.device)
-            }
+            handle(record, from: input, arrivedAt: arrivedAt, batch: &batch)
         case .success(nil):
             break
         case .failure(let failure):
             log.warning(topic.map { "\(failure) (message on \($0)); skipped" } ?? "\(failure)")
         }
+    }
+
+    /// Runs one record through the pipeline.
+    private func handle(_ record: InputRecord, from input: String, arrivedAt: Date?, batch: inout Batch) {
+        if record.fix != nil { noteFix(from: input, batch: &batch) }
+        guard let output = pipeline.process(record, arrivedAt: arrivedAt) else { return }
+        if let reason = output.dropped, let fix = record.fix {
+            log.verbose(
+                "dropped fix \(EngineJSON.timestamp(fix.timestamp)) from \(input): \(reason.rawValue)")
+        }
+        batch.add(output, device: output.device)
     }
 
     private func noteFix(from input: String, batch: inout Batch) {

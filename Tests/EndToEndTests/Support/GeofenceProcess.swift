@@ -19,8 +19,11 @@ final class GeofenceProcess: @unchecked Sendable {
     private let stderrHandle: FileHandle
 
     /// Starts `geofence arguments...` in `directory`, its outputs written to `name.stdout` and
-    /// `name.stderr` there.
-    init(_ arguments: [String], in directory: String, name: String, stdin: String? = nil) throws {
+    /// `name.stderr` there, with `environment` added to the test's own.
+    init(
+        _ arguments: [String], in directory: String, name: String, stdin: String? = nil,
+        environment: [String: String] = [:]
+    ) throws {
         let executable = try GeofenceCommand.executable()
         stdoutPath = directory + "/" + name + ".stdout"
         stderrPath = directory + "/" + name + ".stderr"
@@ -36,6 +39,9 @@ final class GeofenceProcess: @unchecked Sendable {
         stderrHandle = err
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         process.standardOutput = out
         process.standardError = err

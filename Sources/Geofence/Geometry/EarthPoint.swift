@@ -1,0 +1,31 @@
+import Foundation
+
+/// A point on the WGS84 ellipsoid in Earth-centred, Earth-fixed coordinates, in metres.
+///
+/// The straight line between two points is never longer than any path on the surface between
+/// them, so the distance between two `EarthPoint`s (a chord) is a lower bound on their geodesic
+/// distance. The monitor computes one per fix (four trigonometric calls) and then bounds its
+/// distance to every place with a few multiplications, so that places far from the fix need no
+/// trigonometry at all.
+struct EarthPoint: Sendable, Hashable {
+    var x: Double
+    var y: Double
+    var z: Double
+
+    /// The point at a coordinate, on the ellipsoid's surface.
+    init(_ coordinate: Coordinate) {
+        let phi = radians(coordinate.latitude), lambda = radians(coordinate.longitude)
+        let sinPhi = sin(phi), cosPhi = cos(phi)
+        let n = WGS84.primeVerticalRadius(sin2: sinPhi * sinPhi)
+        x = n * cosPhi * cos(lambda)
+        y = n * cosPhi * sin(lambda)
+        z = n * (1 - WGS84.e2) * sinPhi
+    }
+
+    /// The straight-line distance in metres to another point.
+    @inline(__always)
+    func chord(to other: EarthPoint) -> Double {
+        let dx = x - other.x, dy = y - other.y, dz = z - other.z
+        return (dx * dx + dy * dy + dz * dz).squareRoot()
+    }
+}

@@ -1,0 +1,125 @@
+import Dispatch
+public import Foundation
+import Geofence
+public import GeofenceInput
+
+/// Several ``Pipeline``s, each owning a fixed share of the devices, run on as many threads.
+///
+/// Devices are independent: what one device's record produces depends only on that device's
+/// earlier records and the rules. So a batch of records can be split by device, each share
+/// processed in its own order on its own thread, and the outputs put back in the batch's order:
+/// the result is exactly what one pipeline gives for the same records, whatever the number of
+/// shards (each device's order is kept, and the output order is the input order).
+///
+/// A device always goes to the same shard (a fixed hash of its name, not Swift's seeded one), and
+/// each shard's rules are loaded separately, so that no polygon's GEOS context is shared between
+/// threads (GEOS contexts and prepared geometries are not thread-safe; each polygon locks its own,
+/// which would serialise the shards).
+public struct ShardedPipeline: Sendable {
+    /// The pipelines, one per shard.
+    public private(set) var shards: [Pipeline]
+
+    /// Makes `rules.count` shards, one per copy of the rules (load the rules once per shard).
+    public init(rules: [RulesFile]) {
+        precondition(!rules.isEmpty, "at least one shard")
+        shards = rules.map { Pipeline(rules: $0) }
+    }
+
+    /// The shard a device belongs to: FNV-1a of its name, so the split is the same on every run.
+    public static func shard(ofDevice name: String, count: Int) -> Int {
+        guard count > 1 else { return 0 }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in name.utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x100_0000_01b3
+        }
+        return Int(hash % UInt64(count))
+    }
+
+    /// The device a record is for, as ``Pipeline`` names it; `nil` for a record that moves nothing.
+    static func device(of record: InputRecord) -> String? {
+        switch record {
+        case .fix(let fix): fix.deviceId ?? fix.label ?? Pipeline.defaultDevice
+        case .visit: Pipeline.defaultDevice
+        case .transition(let transition): transition.deviceId ?? transition.label ?? Pipeline.defaultDevice
+        case .ignored: nil
+        }
+    }
+
+    /// Processes a batch of records, the shards in parallel, and returns each record's output in
+    /// the batch's order (`nil` for a record that moves nothing), as one pipeline would.
+    public mutating func process(_ records: [InputRecord], arrivedAt: Date?) -> [PipelineOutput?] {
+        let count = shards.count
+        if count == 1 { return records.map { shards[0].process($0, arrivedAt: arrivedAt) } }
+        var owner = [Int](repeating: -1, count: records.count)
+        for (index, record) in records.enumerated() {
+            if let device = ShardedPipeline.device(of: record) {
+                owner[index] = ShardedPipeline.shard(ofDevice: device, count: count)
+            }
+        }
+        // The box becomes the pipelines' only owner, and each thread moves its own out of it, so
+        // that no device dictionary is copied on write.
+        let box = ShardBox(pipelines: shards)
+        shards = []
+        let owners = owner
+        DispatchQueue.concurrentPerform(iterations: count) { shard in
+            var pipeline = box.take(shard: shard)
+            var outputs: [(Int, PipelineOutput?)] = []
+            for index in owners.indices where owners[index] == shard {
+                outputs.append((index, pipeline.process(records[index], arrivedAt: arrivedAt)))
+            }
+            box.put(shard: shard, pipeline: pipeline, outputs: outputs)
+        }
+        var merged = [PipelineOutput?](repeating: nil, count: records.count)
+        let (pipelines, outputs) = box.finish()
+        shards = pipelines
+        for shardOutputs in outputs {
+            for (index, output) in shardOutputs { merged[index] = output }
+        }
+        return merged
+    }
+
+    /// Ends the input for every shard; outputs in device-name order, as one pipeline gives them.
+    public mutating func finish() -> [PipelineOutput] {
+        var outputs: [PipelineOutput] = []
+        for shard in shards.indices { outputs += shards[shard].finish() }
+        return outputs.sorted { $0.device < $1.device }
+    }
+}
+
+/// The pipelines while the shards' threads run: each thread takes its own out and puts it back,
+/// with what it produced, behind one lock.
+private final class ShardBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var pipelines: [Pipeline?]
+    private var outputs: [[(Int, PipelineOutput?)]]
+
+    init(pipelines: [Pipeline]) {
+        self.pipelines = pipelines
+        outputs = Array(repeating: [], count: pipelines.count)
+    }
+
+    func take(shard: Int) -> Pipeline {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let pipeline = pipelines[shard] else { preconditionFailure("shard \(shard) taken twice") }
+        pipelines[shard] = nil
+        return pipeline
+    }
+
+    func put(shard: Int, pipeline: Pipeline, outputs: [(Int, PipelineOutput?)]) {
+        lock.lock()
+        defer { lock.unlock() }
+        pipelines[shard] = pipeline
+        self.outputs[shard] = outputs
+    }
+
+    func finish() -> ([Pipeline], [[(Int, PipelineOutput?)]]) {
+        lock.lock()
+        defer { lock.unlock() }
+        let all = pipelines.compactMap { $0 }
+        precondition(all.count == pipelines.count, "every shard put its pipeline back")
+        pipelines = []
+        return (all, outputs)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Geofence
+import GeofenceInput
+import Testing
+
+@testable import GeofenceRules
+
+/// Devices processed on several threads give exactly what one pipeline gives: the same outputs,
+/// in the same order, whatever the number of shards and the size of the batches.
+@Suite struct ShardedPipelineTests {
+    /// What a test compares of an output (PipelineOutput itself is not Equatable).
+    struct Digest: Equatable {
+        var device: String
+        var dropped: FixFilter.Reason?
+        var placeEvents: [PlaceEvent]
+        var visits: [Visit]
+        var actions: [FiredAction]
+        var commutes: [CommuteRecord]
+
+        init(_ output: PipelineOutput?) {
+            device = output?.device ?? "-"
+            dropped = output?.dropped
+            placeEvents = output?.placeEvents ?? []
+            visits = output?.visits ?? []
+            actions = output?.actions ?? []
+            commutes = output?.commutes ?? []
+        }
+    }
+
+    func rules() throws -> RulesFile { try RulesLoader.load(path: SyntheticDayRulesTests.rulesPath).get() }
+
+    /// Twelve people's synthetic days (different seeds, so different crossings), interleaved in
+    /// time as a server receives them, with a record that moves nothing among them.
+    func records() -> [InputRecord] {
+        var tagged: [(Date, Int, Fix)] = []
+        for person in 0..<12 {
+            let day = SyntheticDay(intervalSeconds: 30, outliers: [.init(9, 40)], seed: UInt64(person + 1))
+            for fix in day.fixes() {
+                var fix = fix
+                fix.deviceId = "person-\(person)"
+                tagged.append((fix.timestamp, person, fix))
+            }
+        }
+        tagged.sort { ($0.0, $0.1) < ($1.0, $1.1) }
+        var records = tagged.map { InputRecord.fix($0.2) }
+        records.insert(.ignored(kind: "waypoint", reason: "moves nothing"), at: records.count / 2)
+        return records
+    }
+
+    @Test(arguments: [(2, 4096), (3, 1000), (2, 1), (5, 777)])
+    func shardsGiveWhatOnePipelineGives(shards: Int, batchSize: Int) throws {
+        let input = records()
+        var single = Pipeline(rules: try rules())
+        let expected =
+            input.map { Digest(single.process($0, arrivedAt: nil)) } + single.finish().map(Digest.init)
+
+        var sharded = ShardedPipeline(rules: try (0..<shards).map { _ in try rules() })
+        var got: [Digest] = []
+        var start = 0
+        while start < input.count {
+            let end = min(input.count, start + batchSize)
+            got += sharded.process(Array(input[start..<end]), arrivedAt: nil).map(Digest.init)
+            start = end
+        }
+        got += sharded.finish().map(Digest.init)
+
+        // The input does make the rules fire, so the comparison is not one of empty outputs.
+        #expect(expected.flatMap(\.commutes).count >= 12)
+        #expect(got.count == expected.count)
+        #expect(got == expected)
+    }
+
+    @Test func aDeviceAlwaysGoesToTheSameShard() {
+        for name in ["default", "person-1", "phone", "ü-device"] {
+            let first = ShardedPipeline.shard(ofDevice: name, count: 7)
+            #expect((0..<7).contains(first))
+            #expect(ShardedPipeline.shard(ofDevice: name, count: 7) == first)
+        }
+        // Different names spread over the shards.
+        let used = Set((0..<100).map { ShardedPipeline.shard(ofDevice: "d\($0)", count: 4) })
+        #expect(used.count == 4)
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+
+@testable import Geofence
+
+/// `simulate day` writes its times with ``ISO8601Writer`` instead of a formatter per line; the
+/// text must be exactly what `ISO8601DateFormatter` writes, in every zone and across changes of
+/// daylight-saving time.
+@Suite struct ISO8601WriterTests {
+    static let zones = [
+        "UTC", "Europe/London", "America/St_Johns", "Asia/Kolkata", "Pacific/Chatham", "America/Los_Angeles",
+        "Australia/Lord_Howe",
+    ]
+
+    func formatted(_ date: Date, in zone: TimeZone) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = zone
+        let whole = (date.timeIntervalSince1970 * 1000).rounded().truncatingRemainder(dividingBy: 1000) == 0
+        formatter.formatOptions =
+            whole ? [.withInternetDateTime] : [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+
+    @Test(arguments: zones)
+    func writesWhatTheFormatterWrites(zoneName: String) throws {
+        let zone = try #require(TimeZone(identifier: zoneName))
+        var writer = ISO8601Writer(timeZone: zone)
+        // Every 5,917 seconds (not a whole number of minutes) through 2026, which crosses every
+        // change of the year, in order as a simulated day writes them.
+        var date = Date(timeIntervalSince1970: 1_767_225_600)
+        let end = Date(timeIntervalSince1970: 1_798_761_600)
+        while date < end {
+            #expect(writer.string(date) == formatted(date, in: zone))
+            date += 97 * 61
+        }
+        // Milliseconds, and dates out of order (the cached offset must not be reused wrongly).
+        var random = SeededGenerator(seed: 5)
+        for _ in 0..<2000 {
+            let milliseconds = Double(Int.random(in: 0...4_102_444_800_000, using: &random))
+            let date = Date(timeIntervalSince1970: milliseconds / 1000)
+            #expect(writer.string(date) == formatted(date, in: zone), "\(milliseconds) ms")
+        }
+    }
+
+    @Test func givesTheCivilDateOfADayCount() {
+        // 1970-01-01 is day 0; 2000-03-01 follows a leap day; 1969-12-31 is day -1.
+        for (days, year, month, day) in [
+            (0, 1970, 1, 1), (11_017, 2000, 3, 1), (11_016, 2000, 2, 29), (-1, 1969, 12, 31),
+        ] {
+            let civil = ISO8601Writer.civil(daysSince1970: days)
+            #expect(civil.year == year && civil.month == month && civil.day == day, "day \(days): \(civil)")
+        }
+    }
+}
