@@ -5,11 +5,14 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # pkg-config name : Debian package providing it
-PKGS := geos:libgeos-dev yaml-0.1:libyaml-dev sqlite3:libsqlite3-dev libmosquitto:libmosquitto-dev zlib:zlib1g-dev libnats:libnats-dev
+PKGS := geos:libgeos-dev yaml-0.1:libyaml-dev sqlite3:libsqlite3-dev libmosquitto:libmosquitto-dev zlib:zlib1g-dev \
+	libnats:libnats-dev libmicrohttpd:libmicrohttpd-dev libcurl:libcurl4-openssl-dev libsodium:libsodium-dev \
+	libgps:libgps-dev
 # command : Debian package providing it (programs the tests run: a private MQTT broker and clients,
 # Chromium for the report's rendering tests, a NATS JetStream cluster, systemd-analyze to verify the
-# units in Examples/systemd)
-CMDS := mosquitto:mosquitto mosquitto_pub:mosquitto-clients mosquitto_sub:mosquitto-clients chromium:chromium nats-server:nats-server systemd-analyze:systemd
+# units in Examples/systemd, curl against the HTTP receiver, gpsd fed by gpsfake)
+CMDS := mosquitto:mosquitto mosquitto_pub:mosquitto-clients mosquitto_sub:mosquitto-clients chromium:chromium \
+	nats-server:nats-server systemd-analyze:systemd curl:curl gpsd:gpsd gpsfake:gpsd-clients
 
 .PHONY: setup build test demo screenshot bench bench-reference format clean fuzz fuzz-build sanitizers
 

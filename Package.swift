@@ -35,6 +35,21 @@ let package = Package(
             pkgConfig: "libnats",
             providers: [.apt(["libnats-dev"])]
         ),
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]
+        ),
         // zlib, only for the report tests, which decode Chromium's screenshots (PNG is deflate).
         .systemLibrary(
             name: "CZlib",
@@ -45,6 +60,10 @@ let package = Package(
         // posix_spawn's glibc extensions (closefrom, chdir), pipe2 and waitid's siginfo fields are
         // hidden behind _GNU_SOURCE or macros Swift cannot import; this tiny C target exposes them.
         .target(name: "CSpawn"),
+
+        // libgps (gpsd's client) behind a small C file: gps.h's unions and 64-bit mask macros stay
+        // on the C side, and Swift sees one plain struct per report.
+        .target(name: "CGPS", linkerSettings: [.linkedLibrary("gps"), .linkedLibrary("m")]),
 
         // Location types, geometry, conditions, the monitor and the visit detector.
         .target(name: "Geofence", dependencies: ["CGEOS"]),
@@ -58,13 +77,16 @@ let package = Package(
         // The headless runtime: the SQLite store, the hook runner, the MQTT client, the long-running loop.
         .target(
             name: "GeofenceRuntime",
-            dependencies: ["Geofence", "GeofenceInput", "GeofenceRules", "CSQLite", "CSpawn", "CMosquitto",
-                "CNATS",
+            dependencies: [
+                "Geofence", "GeofenceInput", "GeofenceRules", "CSQLite", "CSpawn", "CMosquitto",
+                "CMicroHTTPD", "CCurl",
+                "CSodium", "CGPS", "CNATS",
             ]),
 
         // `geofence report`: what the engine decided, as one self-contained HTML page.
         .target(
-            name: "GeofenceReport", dependencies: ["Geofence", "GeofenceInput", "GeofenceRules", "GeofenceRuntime"]),
+            name: "GeofenceReport",
+            dependencies: ["Geofence", "GeofenceInput", "GeofenceRules", "GeofenceRuntime"]),
 
         // The command line.
         .executableTarget(

@@ -38,6 +38,9 @@ enum Commands {
             .command(StaysCommand.self),
             .command(SimulateCommand.self),
             .command(DemoCommand.self),
+            .legacy(
+                name: "waypoints", summary: "the places as an OwnTracks setWaypoints command",
+                run: WaypointsCommand.run),
         ]
     }
 

@@ -107,7 +107,9 @@ struct ReplayPrinter: Sendable {
         switch action.kind {
         case .log(let path): what = "log" + (path.map { " to \($0)" } ?? "")
         case .run(let arguments, _): what = "run \(arguments.joined(separator: " "))"
-        case .remind(let message): what = "REMINDER: \(message)"
+        case .remind(let message, _): what = "REMINDER: \(message)"
+        // Without the query, where tokens live (Gotify's ?token=...).
+        case .post(let target): what = "post to \(target.url.split(separator: "?").first.map(String.init) ?? "")"
         }
         let subject = action.place.map { " \($0)" } ?? ""
         return

@@ -73,6 +73,29 @@ enum RunCommand: Command {
         "--nats-snapshot", value: "DURATION", help: "how often partition states are written (default 5s)",
         parse: ValueParser.duration)
 
+    static let mqttWaypoints = Option.flag(
+        "--mqtt-waypoints",
+        help: "with --mqtt-publish, send each device the places as an OwnTracks setWaypoints command to "
+            + "owntracks/USER/DEVICE/cmd, once a run")
+    static let http = Option(
+        "--http", value: "ADDRESS:PORT",
+        help: "receive phones' posts (OwnTracks HTTP mode, Overland, Traccar Client, OsmAnd, GPSLogger); "
+            + "a bare PORT listens on 127.0.0.1", parse: ValueParser.text)
+    static let httpAuth = Option(
+        "--http-auth", value: "FILE",
+        help: "credentials, one a line: USER:PASSWORD (basic authentication) or a TOKEN (Bearer or "
+            + "?token=); needed on a non-loopback address", parse: ValueParser.text)
+    static let ownTracksKeys = Option(
+        "--owntracks-keys", value: "FILE",
+        help: "secrets that open encrypted OwnTracks payloads: SECRET, or USER/DEVICE=SECRET, one a line",
+        parse: ValueParser.text)
+    static let gpsd = Option(
+        "--gpsd", value: "HOST:PORT", help: "read fixes from gpsd (its port is 2947), reconnecting",
+        parse: ValueParser.text)
+    static let gpsdDevice = Option(
+        "--gpsd-device", value: "NAME", help: "the device gpsd's fixes belong to (default gpsd)",
+        parse: ValueParser.text)
+
     static let definition = CommandDefinition(
         name: "run", summary: "the long-running job beside a tracker: follow inputs, fire the rules",
         arguments: [Positional(name: "RULES", help: "the rules file")],
@@ -83,10 +106,12 @@ enum RunCommand: Command {
             fireHistory.erased, hooks.erased, grace.erased, keepLog.erased, verbose.erased, mqtt.erased,
             mqttTopic.erased,
             mqttPublish.erased, mqttClientID.erased, nats.erased, natsPartitions.erased, natsEngine.erased,
-            natsReplicas.erased, natsLease.erased, natsSnapshot.erased,
+            natsReplicas.erased, natsLease.erased, natsSnapshot.erased, mqttWaypoints.erased, http.erased,
+            httpAuth.erased, ownTracksKeys.erased, gpsd.erased, gpsdDevice.erased,
         ],
         discussion: """
-            At least one input: --input PATH|- (repeatable) or --mqtt URL; or --nats URL alone.
+            At least one input: --input PATH|- (repeatable), --mqtt URL, --http ADDRESS:PORT or --gpsd \\
+            HOST:PORT; or --nats URL alone.
 
             SIGTERM and SIGINT stop it (exit 0); SIGHUP reloads the rules, keeping the old ones if the \
             new file does not pass check.
@@ -112,9 +137,12 @@ enum RunCommand: Command {
             try runNATS(configuration, url: natsURL, arguments: arguments)
             return
         }
-        guard !inputPaths.isEmpty || mqttURL != nil else {
+        let httpAddress = arguments.value(Self.http)
+        let gpsdAddress = arguments.value(Self.gpsd)
+        guard !inputPaths.isEmpty || mqttURL != nil || httpAddress != nil || gpsdAddress != nil else {
             throw CommandError.usage(
-                "run needs an input: --input PATH (a file, or - for standard input) or --mqtt URL",
+                "run needs an input: --input PATH (a file, or - for standard input), --mqtt URL, "
+                    + "--http ADDRESS:PORT or --gpsd HOST:PORT",
                 command: "run")
         }
         let mqttTopic = arguments.value(Self.mqttTopic) ?? MQTTSettings.defaultTopic
@@ -164,6 +192,20 @@ enum RunCommand: Command {
         configuration.keepLogSeconds = keepLog > 0 ? keepLog : nil
         configuration.mqtt = mqtt
         configuration.logDirectory = arguments.value(SharedOptions.logDirectory)
+        let httpAuth = arguments.value(Self.httpAuth)
+        let mqttWaypoints = arguments.flag(Self.mqttWaypoints)
+        if httpAuth != nil, httpAddress == nil {
+            throw CommandError(message: "--http-auth needs --http ADDRESS:PORT", status: 2)
+        }
+        if mqttWaypoints, !mqttPublish {
+            throw CommandError(message: "--mqtt-waypoints needs --mqtt-publish", status: 2)
+        }
+        configuration.httpAddress = httpAddress
+        configuration.httpCredentialsPath = httpAuth
+        configuration.ownTracksKeysPath = arguments.value(Self.ownTracksKeys)
+        configuration.gpsdAddress = gpsdAddress
+        configuration.gpsdDevice = arguments.value(Self.gpsdDevice) ?? "gpsd"
+        configuration.publishWaypoints = mqttWaypoints
 
         let runner: Runner
         do {

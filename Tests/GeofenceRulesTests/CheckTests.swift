@@ -103,7 +103,7 @@ let brokenRules: [BrokenRules] = [
         ]),
     BrokenRules(
         name: "no action", yaml: places + "rules:\n  - { name: a, on: enter home }\n",
-        errors: [#"rules.yaml:5:5: rule "a" has no action: add log:, run: or remind:"#]),
+        errors: [#"rules.yaml:5:5: rule "a" has no action: add log:, run:, remind: or post:"#]),
     BrokenRules(
         name: "no trigger", yaml: places + "rules:\n  - { name: a, log: true }\n",
         errors: [

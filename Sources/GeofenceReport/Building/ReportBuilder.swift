@@ -102,6 +102,7 @@ public struct ReportBuilder {
                 kind = "run"
                 summary.hooksNotRun += 1
             case .remind: kind = "remind"
+            case .post: kind = "post"
             }
             actions.append(
                 ReportAction(

@@ -140,8 +140,10 @@ public struct FiredAction: Sendable, Hashable, Codable {
         case log(path: String?)
         /// Run a hook with these arguments.
         case run(arguments: [String], timeoutSeconds: Double)
-        /// Deliver a reminder.
-        case remind(message: String)
+        /// Deliver a reminder, through `channel` as well as the log.
+        case remind(message: String, channel: Channel? = nil)
+        /// POST the action to an HTTP endpoint.
+        case post(WebhookTarget)
 
         /// The name of an action kind, as the outbox's `kind` column and the payload's `action`
         /// field hold it.
@@ -150,8 +152,10 @@ public struct FiredAction: Sendable, Hashable, Codable {
             case log
             /// ``FiredAction/Kind/run(arguments:timeoutSeconds:)``.
             case run
-            /// ``FiredAction/Kind/remind(message:)``.
+            /// ``FiredAction/Kind/remind(message:channel:)``.
             case remind
+            /// ``FiredAction/Kind/post(_:)``.
+            case post
         }
 
         /// What a rule's action does when it fires (a reminder's repetition is the rule's business).
@@ -159,7 +163,8 @@ public struct FiredAction: Sendable, Hashable, Codable {
             switch action {
             case .log(let path): self = .log(path: path)
             case .run(let arguments, let timeout): self = .run(arguments: arguments, timeoutSeconds: timeout)
-            case .remind(let message, _): self = .remind(message: message)
+            case .remind(let message, _, let channel): self = .remind(message: message, channel: channel)
+            case .post(let target): self = .post(target)
             }
         }
 
@@ -169,6 +174,7 @@ public struct FiredAction: Sendable, Hashable, Codable {
             case .log: .log
             case .run: .run
             case .remind: .remind
+            case .post: .post
             }
         }
     }
@@ -216,7 +222,7 @@ public struct FiredAction: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case id, eventId, rule, action, path, arguments, timeoutSeconds, transition, place, date, latitude,
-            longitude, accuracy, device, message, commute
+            longitude, accuracy, device, message, commute, channel, target
     }
 
     /// Encodes flat: `"action": "run"` with `arguments` and `timeoutSeconds` beside it.
@@ -232,8 +238,10 @@ public struct FiredAction: Sendable, Hashable, Codable {
         case .run(let arguments, let timeout):
             try container.encode(arguments, forKey: .arguments)
             try container.encode(timeout, forKey: .timeoutSeconds)
-        case .remind:
-            break
+        case .remind(_, let channel):
+            try container.encodeIfPresent(channel, forKey: .channel)
+        case .post(let target):
+            try container.encode(target, forKey: .target)
         }
         try container.encode(transition, forKey: .transition)
         try container.encodeIfPresent(place, forKey: .place)
@@ -260,7 +268,11 @@ public struct FiredAction: Sendable, Hashable, Codable {
             kind = .run(
                 arguments: try container.decode([String].self, forKey: .arguments),
                 timeoutSeconds: try container.decode(Double.self, forKey: .timeoutSeconds))
-        case .remind: kind = .remind(message: message ?? "")
+        case .remind:
+            kind = .remind(
+                message: message ?? "", channel: try container.decodeIfPresent(Channel.self, forKey: .channel)
+            )
+        case .post: kind = .post(try container.decode(WebhookTarget.self, forKey: .target))
         case nil:
             throw DecodingError.dataCorruptedError(
                 forKey: .action, in: container, debugDescription: "unknown action \(name)")

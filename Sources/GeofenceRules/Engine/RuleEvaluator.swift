@@ -192,7 +192,7 @@ public struct RuleEvaluator: Sendable {
         ])
         var fired = false
         for (index, action) in rule.actions.enumerated() {
-            if case .remind(_, let repeats) = action {
+            if case .remind(_, let repeats, _) = action {
                 if !repeats, state.remindersDelivered.contains(rule.name) { continue }
                 if !repeats { state.remindersDelivered.insert(rule.name) }
             }
@@ -221,7 +221,9 @@ public struct RuleEvaluator: Sendable {
     ) -> FiredAction {
         let kind = FiredAction.Kind(action)
         var message = detail
-        if case .remind(let text) = kind { message = text }
+        // The rule's reminder text is every one of its actions' message: a hook gets it as
+        // GEOFENCE_MESSAGE, a post in its body.
+        for case .remind(let text, _, _) in rule.actions { message = text }
         return FiredAction(
             id: "\(eventId)/\(index)", eventId: eventId, rule: rule.name, kind: kind, transition: transition,
             place: place,

@@ -111,15 +111,17 @@ public enum RuleAction: Sendable, Equatable {
     case log(path: String?)
     /// Run a hook: an argument array, never a shell string.
     case run(arguments: [String], timeoutSeconds: Double)
-    /// Deliver a reminder; once, unless it repeats.
-    case remind(message: String, repeats: Bool)
+    /// Deliver a reminder; once, unless it repeats; through `channel` (`to:`) as well as the log.
+    case remind(message: String, repeats: Bool, channel: Channel? = nil)
+    /// POST the event to an HTTP endpoint (a webhook: ntfy, Gotify, Home Assistant...).
+    case post(WebhookTarget)
 
     /// Whether the action also fires for an abandoned commute. An abandoned commute is a record,
     /// not a success, so only actions that record hear of it; a new action kind must choose here.
     public var hearsAbandonedCommutes: Bool {
         switch self {
         case .log: true
-        case .run, .remind: false
+        case .run, .remind, .post: false
         }
     }
 }

@@ -73,7 +73,10 @@ extension RuleAction {
         switch self {
         case .log(let path): path.map { "log to \($0)" } ?? "log"
         case .run(let arguments, let timeout): "run \(arguments) (timeout \(RulesDuration.text(timeout)))"
-        case .remind(let message, let repeats): "remind \"\(message)\"" + (repeats ? " every time" : " once")
+        case .remind(let message, let repeats, let channel):
+            "remind \"\(message)\"" + (repeats ? " every time" : " once")
+                + (channel.map { ", \($0.summary)" } ?? "")
+        case .post(let target): Channel.post(target).summary
         }
     }
 }

@@ -20,6 +20,8 @@ public struct RulesFile: Sendable {
     public var places: [Place]
     /// The rules, in the order they were written.
     public var rules: [Rule]
+    /// Named destinations for reminders (`channels:`).
+    public var channels: [String: Channel] = [:]
 
     /// The place with this name.
     public func place(named name: String) -> Place? { places.first { $0.name == name } }

@@ -46,8 +46,14 @@ public enum RulesLoader {
 private struct Parser {
     var reader: NodeReader
     let baseDirectory: URL
+    /// The `channels:` read so far, for the rules' `to:`.
+    var channels: [String: Channel] = [:]
 
-    static let topKeys = ["timezone", "profile", "hysteresis", "filter", "visits", "places", "rules"]
+    static let topKeys = [
+        "timezone", "profile", "hysteresis", "filter", "visits", "places", "channels", "rules",
+    ]
+    static let postKeys = ["url", "body", "headers", "timeout"]
+    static let channelKeys = ["post", "body", "headers", "timeout", "mqtt"]
     static let placeKeys = ["center", "radius", "geojson", "wkt", "hysteresis"]
     static let hysteresisKeys = [
         "enter_margin", "exit_margin", "accuracy_weight", "confirm", "confirm_fixes", "confirm_span",
@@ -56,7 +62,8 @@ private struct Parser {
     static let filterKeys = ["max_accuracy", "max_speed_kmh", "expiration"]
     static let visitKeys = ["radius", "min_duration", "max_strays", "max_gap"]
     static let ruleKeys = [
-        "name", "on", "after", "when", "cooldown", "remind", "repeat", "run", "timeout", "log", "commute",
+        "name", "on", "after", "when", "cooldown", "remind", "repeat", "to", "run", "timeout", "log", "post",
+        "commute",
         "max_delay",
     ]
     static let whenKeys = ["days", "between", "once_a_day", "cooldown"]
@@ -120,6 +127,16 @@ private struct Parser {
         var definedNames = placeNames
         if case .mapping(let pairs, _)? = top["places"] { definedNames = pairs.map(\.key) }
 
+        if let node = top["channels"] {
+            if case .mapping(let pairs, _) = node {
+                for pair in pairs {
+                    if let channel = channel(pair.key, node: pair.value) { channels[pair.key] = channel }
+                }
+            } else if !node.isNull {
+                reader.error(
+                    node.mark, "channels must be a mapping of names to channels, not \(node.kindName)")
+            }
+        }
         var rules: [Rule] = []
         var ruleNames = Set<String>()
         if let node = top["rules"] {
@@ -146,7 +163,92 @@ private struct Parser {
         return RulesFile(
             path: path, timeZone: timeZone, profile: profile, hysteresis: hysteresis, filter: filter,
             visits: visits,
-            places: places, rules: rules)
+            places: places, rules: rules, channels: channels)
+    }
+
+    // MARK: Channels and webhooks
+
+    /// A channel: `{ post: URL, body:, headers:, timeout: }` or `{ mqtt: TOPIC }`.
+    mutating func channel(_ name: String, node: YAMLNode) -> Channel? {
+        let context = "channel \"\(name)\""
+        guard let members = reader.mapping(node, allowed: Parser.channelKeys, context: context) else {
+            return nil
+        }
+        if let topic = members["mqtt"] {
+            if let extra = ["post", "body", "headers", "timeout"].first(where: { members[$0] != nil }) {
+                reader.error(
+                    members.keyMark(extra) ?? node.mark, "\(context): \(extra): goes with post:, not mqtt:")
+            }
+            guard let text = reader.string(topic, field: "mqtt") else { return nil }
+            guard !text.isEmpty, !text.contains("+"), !text.contains("#") else {
+                reader.error(topic.mark, "\(context): mqtt: \"\(text)\" is not a topic one can publish to")
+                return nil
+            }
+            return .mqtt(topic: text)
+        }
+        guard let url = members["post"] else {
+            reader.error(node.mark, "\(context) needs post: URL or mqtt: TOPIC")
+            return nil
+        }
+        return webhookTarget(url: url, options: members, context: context).map(Channel.post)
+    }
+
+    /// `post: URL` or `post: { url:, body: json|text, headers: {...}, timeout: }`.
+    mutating func webhookTarget(_ node: YAMLNode, context: String) -> WebhookTarget? {
+        if case .mapping = node {
+            guard let members = reader.mapping(node, allowed: Parser.postKeys, context: "\(context) post")
+            else { return nil }
+            guard let url = members["url"] else {
+                reader.error(node.mark, "\(context): post needs url:")
+                return nil
+            }
+            return webhookTarget(url: url, options: members, context: context)
+        }
+        return webhookTarget(url: node, options: nil, context: context)
+    }
+
+    private mutating func webhookTarget(url node: YAMLNode, options: Members?, context: String)
+        -> WebhookTarget?
+    {
+        guard let url = reader.string(node, field: "post") else { return nil }
+        guard let components = URLComponents(string: url),
+            ["http", "https"].contains(components.scheme?.lowercased() ?? ""),
+            !(components.host ?? "").isEmpty
+        else {
+            reader.error(node.mark, "\(context): \"\(url)\" is not an http:// or https:// URL")
+            return nil
+        }
+        var target = WebhookTarget(url: url)
+        if let body = options?["body"], let text = reader.string(body, field: "body") {
+            switch text {
+            case "json": target.text = false
+            case "text": target.text = true
+            default: reader.error(body.mark, "\(context): body: is json or text, not \"\(text)\"")
+            }
+        }
+        if let headers = options?["headers"] {
+            if case .mapping(let pairs, _) = headers {
+                for pair in pairs {
+                    if let value = reader.string(pair.value, field: "header \(pair.key)") {
+                        guard !value.contains("\n"), !value.contains("\r"), !pair.key.contains(":") else {
+                            reader.error(pair.value.mark, "\(context): header \(pair.key) must be one line")
+                            continue
+                        }
+                        target.headers[pair.key] = value
+                    }
+                }
+            } else {
+                reader.error(headers.mark, "\(context): headers: must be a mapping of names to values")
+            }
+        }
+        if let timeout = options?["timeout"], let seconds = reader.duration(timeout, field: "timeout") {
+            if seconds > 0 {
+                target.timeoutSeconds = seconds
+            } else {
+                reader.error(timeout.mark, "\(context): timeout: must be more than 0")
+            }
+        }
+        return target
     }
 
     // MARK: Places
@@ -411,11 +513,27 @@ private struct Parser {
         } else if let t = members["timeout"] {
             reader.error(t.mark, "\(context): timeout: only goes with run:")
         }
+        if let post = members["post"], let target = webhookTarget(post, context: context) {
+            actions.append(.post(target))
+        }
+        var channel: Channel?
+        if let to = members["to"], let name = reader.string(to, field: "to") {
+            if let known = channels[name] {
+                channel = known
+            } else {
+                reader.error(
+                    to.mark,
+                    "\(context): unknown channel \"\(name)\""
+                        + DidYouMean.hint(for: name, among: Array(channels.keys))
+                        + (channels.isEmpty ? " (define it under channels:)" : ""))
+            }
+            if members["remind"] == nil { reader.error(to.mark, "\(context): to: only goes with remind:") }
+        }
         if let remind = members["remind"] {
             var repeats = false
             if let n = members["repeat"] { repeats = reader.bool(n, field: "repeat") ?? false }
             if let message = reader.string(remind, field: "remind") {
-                actions.append(.remind(message: message, repeats: repeats))
+                actions.append(.remind(message: message, repeats: repeats, channel: channel))
             }
             if case .lifecycle? = trigger {
                 reader.error(
@@ -426,9 +544,10 @@ private struct Parser {
         }
         if actions.isEmpty, case .commute? = trigger {
             // A commute with no action is still recorded in the store and printed by replay.
-        } else if actions.isEmpty, ok, members["log"] == nil, members["run"] == nil, members["remind"] == nil
+        } else if actions.isEmpty, ok, members["log"] == nil, members["run"] == nil, members["remind"] == nil,
+            members["post"] == nil
         {
-            reader.error(node.mark, "\(context) has no action: add log:, run: or remind:")
+            reader.error(node.mark, "\(context) has no action: add log:, run:, remind: or post:")
         }
         var maxDelay: Double?
         if let delay = members["max_delay"] {

@@ -104,14 +104,14 @@ final class MQTTClient: @unchecked Sendable {
         mosquitto_loop_stop(handle, false)
     }
 
-    /// Publishes `payload` to `topic` at QoS 1, not retained; returns why it failed, if it did.
+    /// Publishes `payload` to `topic` at QoS 1, retained if asked; returns why it failed, if it did.
     /// A message published while the broker is away is queued by libmosquitto and sent on reconnect.
-    func publish(topic: String, payload: [UInt8]) -> String? {
+    func publish(topic: String, payload: [UInt8], retain: Bool = false) -> String? {
         guard mosquitto_pub_topic_check(topic) == MOSQ_ERR_SUCCESS.rawValue else {
             return "'\(topic)' is not a topic one can publish to"
         }
         let code = payload.withUnsafeBytes { bytes in
-            mosquitto_publish(handle, nil, topic, Int32(bytes.count), bytes.baseAddress, 1, false)
+            mosquitto_publish(handle, nil, topic, Int32(bytes.count), bytes.baseAddress, 1, retain)
         }
         // MOSQ_ERR_NO_CONN: not connected; the QoS 1 message is kept and sent after reconnecting.
         if code == MOSQ_ERR_SUCCESS.rawValue || code == MOSQ_ERR_NO_CONN.rawValue { return nil }

@@ -28,10 +28,16 @@ final class MQTTInput: RunInput, @unchecked Sendable {
     static let burstGapSeconds = 2.0
     /// Looks at the connection every few seconds while it is down.
     private var watchdog: DispatchSourceTimer?
+    /// Opens payloads the apps encrypted (`--owntracks-keys`).
+    private let keys: OwnTracksKeys
+    private let warnedKeyless = OnceEach()
 
     /// Makes the input; nothing is connected until ``start()``.
-    init(settings: MQTTSettings, history: Bool, log: RunLog) throws(MQTTError) {
+    init(settings: MQTTSettings, history: Bool, log: RunLog, keys: OwnTracksKeys = OwnTracksKeys())
+        throws(MQTTError)
+    {
         self.settings = settings
+        self.keys = keys
         self.live = !history
         self.log = log
         diagnosis = Mutex(MQTTDiagnosis(settings: settings, now: Date()))
@@ -73,7 +79,31 @@ final class MQTTInput: RunInput, @unchecked Sendable {
                 count += 1
                 return count
             }
-            let text = payload.map { OwnTracksMessage.line(payload: $0, topic: topic) }
+            var readable = payload
+            if let payload {
+                let device = OwnTracksMessage.device(topic: topic)
+                switch keys.open(payload, device: device) {
+                case .plain: break
+                case .decrypted(let clear): readable = clear
+                case .noKey:
+                    if warnedKeyless.first(device ?? topic) {
+                        queue.put(
+                            .note(
+                                input: name, message: OwnTracksKeys.keylessWarning(device: device ?? topic),
+                                level: .warning))
+                    }
+                    return
+                case .failed(let reason):
+                    queue.put(
+                        .note(
+                            input: name,
+                            message:
+                                "message \(number) on \(topic): the encrypted payload cannot be read: \(reason); skipped",
+                            level: .warning))
+                    return
+                }
+            }
+            let text = readable.map { OwnTracksMessage.line(payload: $0, topic: topic) }
             // Messages the broker queued while geofence was away arrive in one burst after the
             // connect. They are history: judged with their own dates (not dropped as expired), and
             // their actions decided by each rule's max_delay. Later messages are live.
@@ -129,6 +159,21 @@ final class MQTTInput: RunInput, @unchecked Sendable {
 }
 
 extension MQTTInput {
+    /// With `--mqtt-publish`, the outputs on this connection besides the transitions: Home
+    /// Assistant's state and discovery, and (`--mqtt-waypoints`) the waypoints sent to phones.
+    func homeAssistantOutputs(waypoints: Bool) -> [any RunOutput] {
+        guard settings.publishTransitions, let client else { return [] }
+        var outputs: [any RunOutput] = [HomeAssistantOutput(client: client, log: log)]
+        if waypoints { outputs.append(WaypointsOutput(client: client, log: log)) }
+        return outputs
+    }
+
+    /// Publishing on the broker's connection, for reminders sent to an MQTT channel.
+    func publisher() -> ActionExecutor.MQTTPublish? {
+        guard let client else { return nil }
+        return { topic, payload in client.publish(topic: topic, payload: payload) }
+    }
+
     /// The output that publishes transitions over this input's connection, when
     /// `--mqtt-publish` asked for it.
     func transitionPublisher() -> MQTTTransitionPublisher? {

@@ -10,10 +10,15 @@ struct MQTTTransitionPublisher: RunOutput {
     let log: RunLog
 
     func deliver(_ batch: CommittedBatch) {
-        for output in batch.outputs { publish(output, regionsDefinedAt: batch.rulesChangedAt) }
+        // Each region's wtst is its own, stable while the place is unchanged (as the waypoints sent
+        // to phones carry it), so that an app can match the transition to its region.
+        var regions: [String: Int64] = [:]
+        for place in batch.places { regions[place.name] = OwnTracksWaypoints.wtst(for: place) }
+        let fallback = Int64(batch.rulesChangedAt.timeIntervalSince1970.rounded(.down))
+        for output in batch.outputs { publish(output, regions: regions, fallback: fallback) }
     }
 
-    private func publish(_ output: PipelineOutput, regionsDefinedAt: Date) {
+    private func publish(_ output: PipelineOutput, regions: [String: Int64], fallback: Int64) {
         for event in output.placeEvents {
             let kind: String
             switch event.transition {
@@ -25,10 +30,10 @@ struct MQTTTransitionPublisher: RunOutput {
                 .label
             let message = OwnTracksTransitionMessage(
                 event: kind, desc: event.place, tst: Int64(event.date.timeIntervalSince1970.rounded(.down)),
-                wtst: Int64(regionsDefinedAt.timeIntervalSince1970.rounded(.down)),
+                wtst: regions[event.place] ?? fallback,
                 lat: event.latitude.map(MQTTTransitionPublisher.sixDecimals),
                 lon: event.longitude.map(MQTTTransitionPublisher.sixDecimals),
-                acc: event.accuracy.map { Int($0.rounded()) }, tid: label)
+                acc: Int((event.accuracy ?? 0).rounded()), tid: label)
             let topic = OwnTracksMessage.eventTopic(device: event.device)
             let failure: String?
             do {

@@ -51,6 +51,13 @@ enum OwnTracksMessage {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 
+    /// `USER/DEVICE` from a location topic `owntracks/USER/DEVICE` (any first level), or `nil`.
+    static func device(topic: String) -> String? {
+        let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
+        guard levels.count == 3, !levels[1].isEmpty, !levels[2].isEmpty else { return nil }
+        return "\(levels[1])/\(levels[2])"
+    }
+
     /// The topic a device's transitions go to, as the OwnTracks apps publish theirs:
     /// `owntracks/USER/DEVICE/event` for the device `USER/DEVICE`.
     static func eventTopic(device: String) -> String { "owntracks/\(device)/event" }
@@ -66,14 +73,15 @@ struct OwnTracksTransitionMessage: Encodable, Equatable {
     var desc: String
     /// When the crossing happened (the event's estimated date), Unix seconds.
     var tst: Int64
-    /// When the region was defined: the rules file's modification time, Unix seconds.
+    /// The region's identity: a stable hash-derived time per place (``OwnTracksWaypoints/wtst(for:)``).
     var wtst: Int64
     /// The deciding position, if the event came from a fix or visit.
     var lat: Double?
     /// The deciding position, if the event came from a fix or visit.
     var lon: Double?
-    /// The deciding position's accuracy in whole metres.
-    var acc: Int?
+    /// The deciding position's accuracy in whole metres; 0 when the tracker gave none (OwnTracks
+    /// readers expect the member).
+    var acc: Int
     /// The trigger: `c`, a circular region, the only kind OwnTracks knows besides beacons (`b`);
     /// polygons are reported as `c` too.
     var t = "c"

@@ -6,8 +6,10 @@ import GeofenceRules
 struct CommittedBatch: Sendable {
     /// What each record or engine event of the batch produced, in order.
     var outputs: [PipelineOutput]
-    /// When the running rules file was last changed (OwnTracks' `wtst`, the regions' version).
+    /// When the running rules file was last changed (the regions' version).
     var rulesChangedAt: Date
+    /// The running rules' places (for waypoints and each region's `wtst`).
+    var places: [Place] = []
 }
 
 /// Somewhere committed events go after the store has them: the printed log, transitions published

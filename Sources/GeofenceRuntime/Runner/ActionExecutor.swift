@@ -25,6 +25,13 @@ final class ActionExecutor: Sendable {
     private let submitted = Mutex<[String: FiredAction]>([:])
     /// How many actions finished and how many of those failed, for the run's summary.
     let finished = Mutex((done: 0, failed: 0))
+    /// Sends `post:` actions and reminders through post channels.
+    private let webhooks: WebhookSender
+    /// Publishes to the `--mqtt` broker (reminders through mqtt channels); `nil` without one.
+    private let publisher = Mutex<MQTTPublish?>(nil)
+
+    /// Publishes a payload to a topic at QoS 1; returns why it could not, or `nil`.
+    typealias MQTTPublish = @Sendable (_ topic: String, _ payload: [UInt8]) -> String?
 
     init(
         store: Store, hooks: HookRunner, rulesDirectory: String, logDirectory: String, log: RunLog,
@@ -36,6 +43,19 @@ final class ActionExecutor: Sendable {
         self.hooks = hooks
         self.rulesDirectory = rulesDirectory
         self.log = log
+        webhooks = WebhookSender(store: store, report: { level, message in log.write(level, message) })
+    }
+
+    /// Gives reminders through mqtt channels the broker's connection.
+    func setPublisher(_ publish: @escaping MQTTPublish) {
+        publisher.withLock { $0 = publish }
+    }
+
+    /// Waits up to `seconds` for posts under way or waiting for a retry, then refuses further
+    /// attempts; returns how many were left for the next start.
+    func finishPosts(seconds: Double) -> Int {
+        _ = webhooks.waitUntilIdle(seconds: seconds)
+        return webhooks.stop(waitingSeconds: 15)
     }
 
     /// Marks hooks done as they finish, off the engine's path.
@@ -95,9 +115,24 @@ final class ActionExecutor: Sendable {
                 outcome = append(action, to: path)
             }
             finish(outbox.id, outcome)
-        case .remind(let message):
+        case .remind(let message, let channel):
             say(action, "REMINDER: \(message)")
-            finish(outbox.id, ActionOutcome(succeeded: true, message: "delivered"))
+            switch channel {
+            case nil: finish(outbox.id, ActionOutcome(succeeded: true, message: "delivered"))
+            case .post(let target): post(action, id: outbox.id, to: target)
+            case .mqtt(let topic):
+                let payload = WebhookMessage.json(ActionExecutor.fields(action))
+                let failure =
+                    publisher.withLock { $0 }.map { $0(topic, payload) }
+                    ?? "no MQTT broker (--mqtt) to publish to"
+                if let failure { log.warning("reminder \(outbox.id) to MQTT topic \(topic): \(failure)") }
+                finish(
+                    outbox.id,
+                    ActionOutcome(succeeded: failure == nil, message: failure ?? "published to \(topic)"))
+            }
+        case .post(let target):
+            say(action, "post to \(WebhookClient.redacted(target.url))")
+            post(action, id: outbox.id, to: target)
         case .run(let arguments, let timeout):
             say(action, "run \(arguments.joined(separator: " "))")
             let fields = ActionExecutor.fields(action)
@@ -118,6 +153,15 @@ final class ActionExecutor: Sendable {
                 log.warning("hook \(action.id) not started: stopping; it runs at the next start")
             }
         }
+    }
+
+    /// Hands a post to the sender, which marks it done (or failed) when it has been answered.
+    private func post(_ action: FiredAction, id: String, to target: WebhookTarget) {
+        let request = WebhookMessage.request(
+            url: target.url, text: target.text, headers: target.headers,
+            timeoutSeconds: target.timeoutSeconds,
+            fields: ActionExecutor.fields(action))
+        webhooks.send(id: id, request: request)
     }
 
     /// Waits until every submitted hook has finished and been marked done, `seconds` passed, or

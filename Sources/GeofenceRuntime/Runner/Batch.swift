@@ -10,6 +10,8 @@ struct Batch {
     var engineChanged = false
     var positions: [String: InputPosition] = [:]
     var lifecycle: [LogEntry] = []
+    /// The HTTP requests whose lines are in the batch, answered once it is committed.
+    var tickets: [CommitTicket] = []
 
     var isEmpty: Bool { outputs.isEmpty && positions.isEmpty && lifecycle.isEmpty }
 

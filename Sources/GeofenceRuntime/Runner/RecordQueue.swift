@@ -9,6 +9,9 @@ enum InputItem: Sendable {
     /// One message from the MQTT broker, as a line (`nil` text for a payload too large to keep),
     /// with its topic for messages about it and a number counting messages since the start.
     case message(input: String, topic: String, text: String?, number: Int64, live: Bool)
+    /// The positions one HTTP request carried, as lines, with a number counting requests since
+    /// the start and the ticket its sender waits on: resolved once the batch is committed.
+    case posted(input: String, lines: [String], number: Int64, live: Bool, ticket: CommitTicket)
     /// Records read from a whole document (GPX, which is not a stream of lines), oldest first.
     case records(input: String, records: [InputRecord])
     /// Something to log about an input (rotated, truncated, missing...).
@@ -41,6 +44,7 @@ final class RecordQueue: @unchecked Sendable {
         switch item {
         case .lines(_, let lines, _, _): lineCount += lines.count
         case .message: lineCount += 1
+        case .posted(_, let lines, _, _, _): lineCount += lines.count
         case .records(_, let records): lineCount += records.count
         default: break
         }
@@ -80,7 +84,7 @@ final class RecordQueue: @unchecked Sendable {
     private var isBacklog: Bool {
         items.allSatisfy { item in
             switch item {
-            case .lines(_, _, _, let live): !live
+            case .lines(_, _, _, let live), .posted(_, _, _, let live, _): !live
             case .note, .records: true
             case .message, .ended: false
             }

@@ -27,6 +27,19 @@ public struct RunConfiguration: Sendable {
     /// An MQTT broker to read OwnTracks messages from (and publish transitions to), beside the
     /// inputs; `nil`: none.
     public var mqtt: MQTTSettings?
+    /// The HTTP receiver phones post to (`--http ADDRESS:PORT`), beside the other inputs; `nil`: none.
+    public var httpAddress: String?
+    /// The credentials file of the HTTP receiver (`--http-auth`); `nil`: none (loopback only).
+    public var httpCredentialsPath: String?
+    /// gpsd to read fixes from (`--gpsd [HOST:PORT]`): `""` for 127.0.0.1:2947; `nil`: none.
+    public var gpsdAddress: String?
+    /// The device gpsd's fixes belong to (`--gpsd-device`).
+    public var gpsdDevice = "gpsd"
+    /// The OwnTracks secrets that open encrypted payloads (`--owntracks-keys`); `nil`: none.
+    public var ownTracksKeysPath: String?
+    /// With MQTT publishing, also send each device seen the places as an OwnTracks
+    /// `setWaypoints` command (`--mqtt-waypoints`).
+    public var publishWaypoints = false
     /// The format of every input, or `.auto` to tell per line.
     public var format: InputFormat = .auto
     /// The zone for input times written without one.

@@ -106,6 +106,9 @@ public final class Runner {
         rulesChangedAt = Runner.modificationDate(configuration.rulesPath)
         var outputs: [any RunOutput] = [PrintedOutput(printer: printer)]
         inputs = try Runner.makeInputs(configuration, store: store, log: log, outputs: &outputs)
+        for case let mqtt as MQTTInput in inputs {
+            if let publish = mqtt.publisher() { executor.setPublisher(publish) }
+        }
         self.outputs = outputs
     }
 
@@ -115,6 +118,14 @@ public final class Runner {
         _ configuration: RunConfiguration, store: Store, log: RunLog, outputs: inout [any RunOutput]
     ) throws -> [any RunInput] {
         var inputs: [any RunInput] = []
+        var keys = OwnTracksKeys()
+        if let path = configuration.ownTracksKeysPath {
+            do {
+                keys = try OwnTracksKeys(path: path)
+            } catch {
+                throw RunError(message: "\(error)")
+            }
+        }
         for input in configuration.inputs {
             if input.path == "-" {
                 inputs.append(
@@ -138,12 +149,38 @@ public final class Runner {
         if let settings = configuration.mqtt {
             let mqtt: MQTTInput
             do {
-                mqtt = try MQTTInput(settings: settings, history: configuration.history, log: log)
+                mqtt = try MQTTInput(settings: settings, history: configuration.history, log: log, keys: keys)
             } catch {
                 throw RunError(message: "\(error)")
             }
             inputs.append(mqtt)
             if let publisher = mqtt.transitionPublisher() { outputs.append(publisher) }
+            outputs += mqtt.homeAssistantOutputs(waypoints: configuration.publishWaypoints)
+        }
+        if let address = configuration.httpAddress {
+            do {
+                var settings = HTTPReceiver.Settings(address: try HTTPAddress(address))
+                if let path = configuration.httpCredentialsPath {
+                    settings.credentials = try HTTPCredentials(path: path)
+                    if HTTPCredentials.isReadableByOthers(path) {
+                        log.warning("--http-auth \(path) can be read by other users: chmod 600 it")
+                    }
+                }
+                settings.timeZone = configuration.inputTimeZone
+                inputs.append(HTTPInput(settings: settings, history: configuration.history, keys: keys))
+            } catch {
+                throw RunError(message: "\(error)")
+            }
+        }
+        if let address = configuration.gpsdAddress {
+            do {
+                inputs.append(
+                    GPSDInput(
+                        address: try GPSDReader.Address(address), device: configuration.gpsdDevice,
+                        history: configuration.history))
+            } catch {
+                throw RunError(message: "\(error)")
+            }
         }
         return inputs
     }
@@ -236,6 +273,11 @@ public final class Runner {
                 log.warning("a hook did not end after SIGKILL; leaving it")
             }
         }
+        let postsLeft = executor.finishPosts(
+            seconds: signals.stopRequested ? configuration.graceSeconds : 600)
+        if postsLeft > 0 {
+            log.warning("\(postsLeft) post(s) not yet delivered: they are sent at the next start")
+        }
         hooks.finish()
         if skippedActions > 0 {
             log.info("\(skippedActions) action(s) for past events were recorded as skipped, not fired")
@@ -309,6 +351,12 @@ public final class Runner {
                 decode(
                     text, number: number, from: input, arrivedAt: live ? Date() : nil, topic: topic,
                     batch: &batch)
+            case .posted(let input, let lines, let number, let live, let ticket):
+                let arrivedAt = live ? Date() : nil
+                for line in lines {
+                    decode(line, number: number, from: input, arrivedAt: arrivedAt, batch: &batch)
+                }
+                batch.tickets.append(ticket)
             case .note(let input, let message, let level):
                 log.write(level, "input \(input): \(message)")
             case .ended(let input, let failure):
@@ -446,7 +494,10 @@ public final class Runner {
 
     /// Writes the batch in one transaction, then prints and carries out its actions.
     private func commit(_ batch: Batch) {
-        guard !batch.isEmpty else { return }
+        guard !batch.isEmpty else {
+            for ticket in batch.tickets { ticket.resolve(.committed) }
+            return
+        }
         do {
             let step = try batch.step(
                 pipeline: pipeline, now: Date(),
@@ -455,7 +506,10 @@ public final class Runner {
             committed.events += step.events.count
             committed.commutes += step.commutes.count
             committed.actions += step.actions.count
-            let delivered = CommittedBatch(outputs: batch.outputs, rulesChangedAt: rulesChangedAt)
+            // Only now may the phones that posted these lines be told 200.
+            for ticket in batch.tickets { ticket.resolve(.committed) }
+            let delivered = CommittedBatch(
+                outputs: batch.outputs, rulesChangedAt: rulesChangedAt, places: pipeline.rules.places)
             for output in outputs { output.deliver(delivered) }
             for action in step.actions {
                 if action.status == .skipped {
@@ -467,6 +521,7 @@ public final class Runner {
         } catch {
             // The records stay unacknowledged (their position is not stored): after a restart they are
             // read again. Going on without the store would risk losing actions, so stop.
+            for ticket in batch.tickets { ticket.resolve(.notCommitted("the store cannot be written")) }
             log.error("cannot write to the store: \(error); stopping")
             failed = true
             signals.stop()

@@ -19,6 +19,11 @@ func mosquittoProgram(_ name: String) throws -> String {
 
 /// A private MQTT broker for one test: `mosquitto` listening on a free loopback port, without
 /// persistence, logging everything to a file in the scratch folder. Killed when dropped.
+///
+/// mosquitto keeps at most 1000 messages queued for a client by default and drops the rest
+/// ("Outgoing messages are being dropped" in its log): a day of 1,800 messages published at once
+/// to a geofence slowed by a loaded machine lost its end marker and the test waited forever. The
+/// test broker queues far more.
 final class Broker: @unchecked Sendable {
     let port: Int
     private let scratch: TemporaryDirectory
@@ -49,6 +54,7 @@ final class Broker: @unchecked Sendable {
             user \(Broker.userName())
             allow_anonymous true
             persistence false
+            max_queued_messages 100000
             log_dest file \(scratch.file("broker-\(starts).log"))
             log_type all
 

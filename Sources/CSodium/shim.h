@@ -1,0 +1,2 @@
+// libsodium, whose secretbox the OwnTracks apps encrypt payloads with.
+#include <sodium.h>

@@ -1,0 +1,30 @@
+import Foundation
+import GeofenceRules
+import Synchronization
+
+/// With `--mqtt-publish`: Home Assistant's view of each device, kept up to date from committed
+/// place events as retained MQTT messages (``HomeAssistantTopics``), best effort.
+final class HomeAssistantOutput: RunOutput {
+    /// The broker input's connection.
+    let client: MQTTClient
+    let log: RunLog
+    private let topics = Mutex(HomeAssistantTopics())
+
+    init(client: MQTTClient, log: RunLog) {
+        self.client = client
+        self.log = log
+    }
+
+    func deliver(_ batch: CommittedBatch) {
+        let events = batch.outputs.flatMap(\.placeEvents)
+        guard !events.isEmpty else { return }
+        let messages = topics.withLock { $0.messages(for: events) }
+        for message in messages {
+            if let failure = client.publish(
+                topic: message.topic, payload: Array(message.payload.utf8), retain: message.retain)
+            {
+                log.warning("mqtt: cannot publish to \(message.topic): \(failure)")
+            }
+        }
+    }
+}
