@@ -54,23 +54,12 @@ final class RecordQueue: @unchecked Sendable {
     }
 
     /// Takes everything queued, waiting up to `timeout` seconds for something (or a wake).
-    ///
-    /// A backlog (lines that did not arrive live: history, a file's contents at start) is gathered
-    /// for up to `gatherSeconds` until `gatherLines` lines wait, so that the engine commits it in
-    /// batches of thousands of lines rather than in the read-sized pieces it comes in: each commit
-    /// writes the devices' states and syncs the database. Anything live is handed over at once.
-    func takeAll(timeout: Double, gatherLines: Int = 0, gatherSeconds: Double = 0) -> [InputItem] {
+    func takeAll(timeout: Double) -> [InputItem] {
         condition.lock()
         defer { condition.unlock() }
         let deadline = Date().addingTimeInterval(timeout)
         while items.isEmpty, !wakeRequested, !closed {
             if !condition.wait(until: deadline) { break }
-        }
-        if !items.isEmpty, gatherLines > 0 {
-            let gatherDeadline = Date().addingTimeInterval(gatherSeconds)
-            while !closed, !wakeRequested, lineCount < min(gatherLines, capacityLines), isBacklog {
-                if !condition.wait(until: gatherDeadline) { break }
-            }
         }
         wakeRequested = false
         let taken = items
@@ -78,17 +67,6 @@ final class RecordQueue: @unchecked Sendable {
         lineCount = 0
         condition.broadcast()
         return taken
-    }
-
-    /// Whether everything queued is backlog: lines that did not arrive live, or notes about them.
-    private var isBacklog: Bool {
-        items.allSatisfy { item in
-            switch item {
-            case .lines(_, _, _, let live), .posted(_, _, _, let live, _): !live
-            case .note, .records: true
-            case .message, .ended: false
-            }
-        }
     }
 
     /// Wakes the loop (a signal arrived).

@@ -236,7 +236,7 @@ public final class Runner {
             }
         }
         while true {
-            let items = queue.takeAll(timeout: 0.5, gatherLines: 10_000, gatherSeconds: 0.25)
+            let items = queue.takeAll(timeout: 0.5)
             let flags = signals.take()
             if flags.reload { reload() }
             if !items.isEmpty { open.subtract(process(items)) } else { tickClock() }
