@@ -1,0 +1,259 @@
+import Foundation
+import Geofence
+
+/// Reads tracker exports that are JSON documents rather than lines, streaming, in bounded memory.
+///
+/// Google Takeout's `Records.json`, Overland's `{"locations":[...]}` batches, GeoJSON
+/// FeatureCollections (GPSLogger, trackintel), the OwnTracks Recorder's `ocat` output
+/// (`{"count":N,"locations":[...]}`) and HTTP API answers (`{"data":[...]}`, or a bare array from
+/// `/api/0/last`) are all one or more JSON values holding an array of records. The text is fed in
+/// chunks; ``JSONRecordSplitter`` cuts out each record, and each record is read by its own shape,
+/// so one reader serves them all and a document mixing shapes is still read:
+///
+/// - a GeoJSON `Feature` → ``GeoJSONFeature``;
+/// - `latitudeE7`/`longitudeE7` → a Takeout location (``TakeoutLocation``);
+/// - `_type` → an OwnTracks message (`username` and `device`, which the Recorder adds, name the
+///   device `USER/DEVICE`, as its topic would);
+/// - `latitude`/`longitude` → the project's NDJSON fields.
+///
+/// A record of no known shape is an error that names what it looks like (Google's Semantic
+/// Location History or phone Timeline export, a LineString track...). With `expecting` set (the
+/// command line's `--format`), a record of any other shape is an error naming both.
+public struct JSONDocumentReader {
+    /// The shape of record to expect; `.any` reads each record by its own shape.
+    public enum Expected: String, Sendable, CaseIterable {
+        /// Whatever each record looks like.
+        case any
+        /// Google Takeout `Records.json` locations.
+        case takeout
+        /// GeoJSON point Features (Overland, GPSLogger, trackintel).
+        case geojson
+        /// OwnTracks messages in a Recorder document (`ocat`, the HTTP API).
+        case owntracks
+    }
+
+    /// The name of the source, for errors.
+    public let source: String
+    /// The device for records that name none.
+    public let deviceId: String?
+    /// The shape records must have.
+    public let expected: Expected
+    private let zone: LocalZone
+    private var splitter: JSONRecordSplitter
+    private var tokens: [JSONToken]
+    /// Member names already reported as belonging to another format, so each is said once.
+    private var reportedMembers: Set<String> = []
+    /// Set when an object's member already said what format the object is: the object's own
+    /// "unrecognized" error would say it again.
+    private var objectAlreadyExplained = false
+
+    /// Makes a reader for one source.
+    public init(
+        source: String, timeZone: TimeZone = .gmt, deviceId: String? = nil, expected: Expected = .any,
+        maximumRecordBytes: Int = 1 << 20
+    ) {
+        self.source = source
+        self.deviceId = deviceId
+        self.expected = expected
+        self.zone = LocalZone(timeZone)
+        self.splitter = JSONRecordSplitter(maximumRecordBytes: maximumRecordBytes)
+        self.tokens = Array(repeating: .absent, count: JSONKey.allCases.count)
+    }
+
+    /// The most bytes the reader held at once for records being cut out (the memory bound).
+    public var peakBufferedBytes: Int { splitter.peakBufferedBytes }
+
+    /// Reads the next chunk of the document; every record completed by it is handed to `emit`, in
+    /// order, as a record or as the error that kept it from being one.
+    public mutating func feed(
+        _ chunk: UnsafeBufferPointer<UInt8>, _ emit: (Result<InputRecord, InputError>) -> Void
+    ) {
+        var pieces: [JSONRecordSplitter.Piece] = []
+        splitter.feed(chunk) { pieces.append($0) }
+        for piece in pieces { handle(piece, emit) }
+    }
+
+    /// Reads a chunk held in an array (or any contiguous bytes).
+    public mutating func feed(_ bytes: [UInt8], _ emit: (Result<InputRecord, InputError>) -> Void) {
+        bytes.withUnsafeBufferPointer { feed($0, emit) }
+    }
+
+    /// Ends the document; a value left open is reported.
+    public mutating func finish(_ emit: (Result<InputRecord, InputError>) -> Void) {
+        var pieces: [JSONRecordSplitter.Piece] = []
+        splitter.finish { pieces.append($0) }
+        for piece in pieces { handle(piece, emit) }
+    }
+
+    /// Reads a whole document already in memory.
+    public static func readAll(
+        data: Data, source: String, timeZone: TimeZone = .gmt, deviceId: String? = nil,
+        expected: Expected = .any
+    ) -> InputBatch {
+        var reader = JSONDocumentReader(
+            source: source, timeZone: timeZone, deviceId: deviceId, expected: expected)
+        var batch = InputBatch()
+        let collect: (Result<InputRecord, InputError>) -> Void = {
+            switch $0 {
+            case .success(let record): batch.records.append(record)
+            case .failure(let error): batch.errors.append(error)
+            }
+        }
+        reader.feed(Array(data), collect)
+        reader.finish(collect)
+        return batch
+    }
+
+    private mutating func handle(
+        _ piece: JSONRecordSplitter.Piece, _ emit: (Result<InputRecord, InputError>) -> Void
+    ) {
+        switch piece {
+        case .record(let bytes, let line, let container):
+            let result = record(bytes, line: line, container: container)
+            let explained = objectAlreadyExplained && container == nil
+            objectAlreadyExplained = false
+            if explained, case .failure = result { return }
+            emit(result)
+        case .oversizedRecord(let line, let container):
+            emit(
+                .failure(
+                    InputError(
+                        source: source, line: line,
+                        message:
+                            "a record\(container.map { " in \"\($0)\"" } ?? "") longer than \(splitter.maximumRecordBytes) bytes was skipped",
+                        kind: .malformed)))
+        case .oversizedObject(let line, let keys):
+            if objectAlreadyExplained {
+                objectAlreadyExplained = false
+                return
+            }
+            emit(
+                .failure(
+                    InputError(
+                        source: source, line: line,
+                        message:
+                            "a JSON object with no locations, features or data array (members \(keys.joined(separator: ", ")))\(Self.lookalike(names: keys).map { "; it looks like \($0)" } ?? "")",
+                        kind: .unrecognized)))
+        case .skippedMember(let name, let line):
+            guard let format = Self.lookalike(names: [name]) else { return }
+            objectAlreadyExplained = true
+            guard reportedMembers.insert(name).inserted else { return }
+            emit(
+                .failure(
+                    InputError(
+                        source: source, line: line, field: name,
+                        message: "\(format) is not read; its \"\(name)\" array was skipped",
+                        kind: .unrecognized)))
+        case .malformed(let line, let message):
+            emit(.failure(InputError(source: source, line: line, message: message, kind: .malformed)))
+        }
+    }
+
+    private mutating func record(_ bytes: [UInt8], line: Int, container: String?) -> Result<
+        InputRecord, InputError
+    > {
+        let source = source
+        let zone = zone
+        let expected = expected
+        let deviceId = deviceId
+        return bytes.withUnsafeBufferPointer { bytes in
+            tokens.withUnsafeMutableBufferPointer { tokens in
+                let object: JSONObject
+                switch JSONObject.record(bytes, tokens: tokens, source: source, line: line, zone: zone) {
+                case .success(let value): object = value
+                case .failure(let error): return .failure(error)
+                }
+                do throws(InputError) {
+                    return .success(
+                        try Self.decode(
+                            object, tokens: tokens, container: container, expected: expected,
+                            deviceId: deviceId))
+                } catch {
+                    return .failure(error)
+                }
+            }
+        }
+    }
+
+    private static func decode(
+        _ object: JSONObject, tokens: UnsafeMutableBufferPointer<JSONToken>, container: String?,
+        expected: Expected, deviceId: String?
+    ) throws(InputError) -> InputRecord {
+        let shape: Expected? =
+            if GeoJSONFeature.looksLikeOne(object) { .geojson } else if TakeoutLocation.looksLikeOne(object) {
+                .takeout
+            } else if object.has("_type") { .owntracks } else { nil }
+        if expected != .any, shape != expected {
+            throw object.error(
+                "expected \(describe(expected)), found \(shape.map(describe) ?? whatItIs(object, container: container))",
+                .unrecognized)
+        }
+        switch shape {
+        case .geojson:
+            return try GeoJSONFeature.make(object, defaultDeviceId: deviceId)
+        case .takeout:
+            return try TakeoutLocation.make(object, defaultDeviceId: deviceId)
+        case .owntracks:
+            // The Recorder adds the user and device its topic named; they name the device as
+            // MQTT would, so the same phone is the same device whichever way it arrives.
+            let user = try object.string("username")
+            let device = try object.string("device")
+            let named = user.flatMap { user in device.map { "\(user)/\($0)" } }
+            let context = LineContext(
+                source: object.source, line: object.firstLine, zone: object.zone,
+                defaultDeviceId: named ?? deviceId)
+            return try OwnTracksRecord.make(JSONFields(bytes: object.bytes, tokens: tokens, context: context))
+        case .any, nil:
+            if object.has("latitude") || object.has("longitude") {
+                let context = LineContext(
+                    source: object.source, line: object.firstLine, zone: object.zone,
+                    defaultDeviceId: deviceId)
+                return try NDJSONRecord.make(
+                    JSONFields(bytes: object.bytes, tokens: tokens, context: context))
+            }
+            throw object.error(
+                "not a record this reader knows: \(whatItIs(object, container: container))", .unrecognized)
+        }
+    }
+
+    private static func describe(_ shape: Expected) -> String {
+        switch shape {
+        case .any: "any record"
+        case .takeout: "a Google Takeout location (latitudeE7, longitudeE7)"
+        case .geojson: "a GeoJSON Feature"
+        case .owntracks: "an OwnTracks message (_type)"
+        }
+    }
+
+    /// Words for an object of no known shape: the format it looks like, or its members.
+    private static func whatItIs(_ object: JSONObject, container: String?) -> String {
+        let names = object.names
+        if container == "rawSignals" {
+            return "a raw signal of Google's on-phone Timeline export (Timeline.json), which is not read"
+        }
+        if let format = lookalike(names: names) { return format }
+        if object.stringEquals("type", "FeatureCollection") {
+            return "a GeoJSON FeatureCollection without a features array"
+        }
+        let shown = names.prefix(8).joined(separator: ", ")
+        return names.isEmpty ? "an empty object" : "an object with members \(shown)"
+    }
+
+    /// Formats recognised by a member name, for errors that say what a file is.
+    static func lookalike(names: [String]) -> String? {
+        for name in names {
+            switch name {
+            case "timelineObjects", "placeVisit", "activitySegment":
+                return
+                    "Google Takeout's Semantic Location History (a month of visits and trips, not fixes; read Records.json instead)"
+            case "semanticSegments", "rawSignals", "userLocationProfile":
+                return "Google's on-phone Timeline export (Timeline.json), which is not read"
+            case "timelinePath" where names.contains("startTime"):
+                return "a segment of Google's on-phone Timeline export (Timeline.json), which is not read"
+            default:
+                continue
+            }
+        }
+        return nil
+    }
+}
