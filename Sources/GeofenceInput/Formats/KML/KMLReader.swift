@@ -1,0 +1,228 @@
+import Foundation
+import Geofence
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+
+/// Reads KML 2.2 documents into fixes: `gx:Track`s (GPSLogger's KML, Google's old Location History
+/// KML) and timed Placemarks.
+///
+/// - A `gx:Track` holds its times as `<when>` elements and its positions as `<gx:coord>` elements
+///   (`longitude latitude altitude`, separated by spaces), paired in order; GPSLogger writes one
+///   `<when>` and one `<gx:coord>` per fix. A track whose counts differ is an error naming its
+///   line, and no fix of it is guessed.
+/// - A `Placemark` with a `<TimeStamp><when>` and a `<Point><coordinates>` (`longitude,latitude[,altitude]`)
+///   is a fix. A Placemark without a time (GPSLogger's annotations, a drawn place) is not a fix
+///   and is counted as a record that moves nothing.
+///
+/// Bytes that are not UTF-8 are refused before the XML parser sees them (Foundation's parser
+/// traps on them), with the line they are on.
+public enum KMLReader {
+    /// Reads a whole KML document. A malformed document yields the fixes read before the fault and
+    /// an error naming where it is.
+    public static func read(data: Data, source: String, deviceId: String? = nil) -> InputBatch {
+        var body = data
+        if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
+        if let line = firstInvalidUTF8Line(body) {
+            return InputBatch(errors: [
+                InputError(
+                    source: source, line: line, message: "bytes that are not UTF-8: not a KML document",
+                    kind: .malformed)
+            ])
+        }
+        let parser = XMLParser(data: Data(body))
+        let delegate = KMLDelegate(source: source, deviceId: deviceId)
+        parser.delegate = delegate
+        let parsed = parser.parse()
+        if !parsed, !delegate.aborted {
+            delegate.errors.append(
+                InputError(
+                    source: source, line: parser.lineNumber, column: parser.columnNumber,
+                    message: "the XML is malformed here", kind: .malformed))
+        }
+        if parsed, delegate.depth > 0 {
+            delegate.errors.append(
+                InputError(
+                    source: source, line: parser.lineNumber, message: "the document ends inside an element",
+                    kind: .malformed))
+        }
+        let ordered = delegate.fixes.enumerated().sorted {
+            ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset)
+        }
+        return InputBatch(
+            records: ordered.map { .fix($0.element) } + delegate.untimed, errors: delegate.errors)
+    }
+
+    /// The line of the first byte sequence that is not UTF-8, or `nil` when all is well.
+    static func firstInvalidUTF8Line(_ data: Data) -> Int? {
+        var iterator = data.makeIterator()
+        var decoder = UTF8()
+        var line = 1
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): if scalar == "\n" { line += 1 }
+            case .emptyInput: return nil
+            case .error: return line
+            }
+        }
+    }
+}
+
+/// Collects fixes as the XML parser reports elements; used by one `read` call only.
+private final class KMLDelegate: NSObject, XMLParserDelegate {
+    let source: String
+    let deviceId: String?
+    var fixes: [Fix] = []
+    var untimed: [InputRecord] = []
+    var errors: [InputError] = []
+    var aborted = false
+    var depth = 0
+    private var sawRoot = false
+    private var text = ""
+    private var capturing = false
+    /// The track being read: its line, times and positions (with the line of each).
+    private var track: (line: Int, whens: [(String, Int)], coords: [(String, Int)])?
+    /// The Placemark being read.
+    private var placemark: (line: Int, when: String?, coordinates: String?)?
+    private var inTimeStamp = false
+    private var inPoint = false
+
+    init(source: String, deviceId: String?) {
+        self.source = source
+        self.deviceId = deviceId
+    }
+
+    private static func localName(_ name: String) -> String {
+        guard let colon = name.lastIndex(of: ":") else { return name }
+        return String(name[name.index(after: colon)...])
+    }
+
+    func parser(
+        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+        qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
+        depth += 1
+        let name = Self.localName(elementName)
+        if !sawRoot {
+            sawRoot = true
+            if name != "kml" {
+                errors.append(
+                    InputError(
+                        source: source, line: parser.lineNumber,
+                        message: "not a KML document: the root element is <\(elementName)>",
+                        kind: .unrecognized))
+                aborted = true
+                parser.abortParsing()
+            }
+            return
+        }
+        switch name {
+        case "Track": track = (parser.lineNumber, [], [])
+        case "Placemark": placemark = (parser.lineNumber, nil, nil)
+        case "TimeStamp": inTimeStamp = true
+        case "Point": inPoint = true
+        case "when", "coord", "coordinates":
+            capturing = true
+            text = ""
+        default: break
+        }
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        if capturing { text += string }
+    }
+
+    func parser(
+        _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?
+    ) {
+        depth -= 1
+        let name = Self.localName(elementName)
+        let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        switch name {
+        case "when":
+            capturing = false
+            if track != nil {
+                track?.whens.append((value, parser.lineNumber))
+            } else if inTimeStamp {
+                placemark?.when = value
+            }
+        case "coord":
+            capturing = false
+            track?.coords.append((value, parser.lineNumber))
+        case "coordinates":
+            capturing = false
+            if inPoint { placemark?.coordinates = value }
+        case "TimeStamp": inTimeStamp = false
+        case "Point": inPoint = false
+        case "Track":
+            if let track { finish(track) }
+            track = nil
+        case "Placemark":
+            if let placemark { finish(placemark) }
+            placemark = nil
+        default: break
+        }
+    }
+
+    private func finish(_ track: (line: Int, whens: [(String, Int)], coords: [(String, Int)])) {
+        guard track.whens.count == track.coords.count else {
+            errors.append(
+                InputError(
+                    source: source, line: track.line,
+                    message:
+                        "a gx:Track with \(track.whens.count) <when> and \(track.coords.count) <gx:coord>: they must pair up",
+                    kind: .malformed))
+            return
+        }
+        for ((when, line), (coord, _)) in zip(track.whens, track.coords) {
+            let numbers = coord.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" })
+            add(when: when, numbers: numbers, field: "gx:coord", line: line)
+        }
+    }
+
+    private func finish(_ placemark: (line: Int, when: String?, coordinates: String?)) {
+        guard let coordinates = placemark.coordinates else { return }
+        guard let when = placemark.when else {
+            untimed.append(
+                .ignored(kind: "Placemark", reason: "\(source):\(placemark.line): a Placemark without a time")
+            )
+            return
+        }
+        add(
+            when: when, numbers: coordinates.split(separator: ","), field: "coordinates", line: placemark.line
+        )
+    }
+
+    private func add(when: String, numbers: [Substring], field: String, line: Int) {
+        func fail(_ field: String, _ message: String, _ kind: InputError.Kind) {
+            errors.append(InputError(source: source, line: line, field: field, message: message, kind: kind))
+        }
+        let written = numbers.joined(separator: " ")
+        guard numbers.count >= 2, let longitude = Double(numbers[0]), let latitude = Double(numbers[1]) else {
+            return fail(field, "\"\(written)\" is not longitude and latitude", .invalidCoordinate)
+        }
+        let coordinate: Coordinate
+        do throws(InputError) {
+            coordinate = try LineContext(
+                source: source, line: line, zone: LocalZone(.gmt), defaultDeviceId: nil
+            )
+            .coordinate(
+                latitude: latitude, latitudeText: String(numbers[1]), latitudeField: field,
+                longitude: longitude,
+                longitudeText: String(numbers[0]), longitudeField: field)
+        } catch {
+            return errors.append(error)
+        }
+        var utf8 = when
+        guard let seconds = utf8.withUTF8({ TimeText.parse($0, 0, $0.count, zone: LocalZone(.gmt)) }) else {
+            return fail("when", "\"\(when)\" is not an ISO 8601 time", .invalidField)
+        }
+        let altitude = numbers.count >= 3 ? Double(numbers[2]) : nil
+        fixes.append(
+            Fix(
+                timestamp: Date(timeIntervalSince1970: seconds), coordinate: coordinate,
+                altitude: altitude.flatMap { $0.isFinite ? $0 : nil }, deviceId: deviceId))
+    }
+}
