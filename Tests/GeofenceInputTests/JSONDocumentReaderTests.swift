@@ -327,3 +327,31 @@ private func readFormat(
             ])
     }
 }
+
+@Suite struct JSONDocumentSniffingTests {
+    @Test(arguments: [
+        ("[{\"a\":1}]", true),
+        ("{\n  \"locations\" : [ {\n", true),
+        ("{\"locations\":[{\"type\":\"Feature\"}]}\n", true),
+        ("{\"type\": \"FeatureCollection\",\"features\": [\n{\"type\": \"Feature\"}\n", true),
+        ("{\"type\":\"Feature\",\"geometry\":null,\"properties\":{}}\n", true),
+        ("{\"_type\":\"location\",\"lat\":1,\"lon\":2,\"tst\":3,\"inregions\":[\"home\"]}\n", false),
+        ("{\"latitude\":1,\"longitude\":2,\"timestamp\":1700000000000}\n{\"latitude\":1", false),
+        ("2023-11-14T22:13:20Z\t*                 \t{}\n", false),
+    ])
+    func documentsAreToldFromJSONLines(text: String, isDocument: Bool) {
+        var bytes = Array(text.utf8)
+        let found = bytes.withUnsafeMutableBufferPointer {
+            JSONDocumentReader.isDocument(prefix: UnsafeBufferPointer($0))
+        }
+        #expect(found == isDocument)
+    }
+
+    @Test func anUnfinishedFirstLineIsUndecided() {
+        var bytes = Array("{\"latitude\":1,".utf8)
+        #expect(
+            bytes.withUnsafeMutableBufferPointer {
+                JSONDocumentReader.isDocument(prefix: UnsafeBufferPointer($0))
+            } == nil)
+    }
+}

@@ -192,3 +192,19 @@ private func lines(_ name: String) throws -> [String] {
             ])
     }
 }
+
+@Suite struct XMLRootNameTests {
+    @Test(arguments: [
+        ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><kml xmlns=\"http://www.opengis.net/kml/2.2\">", "kml"),
+        ("\u{FEFF}<?xml version=\"1.0\"?>\n<!-- made by hand -->\n<gpx version=\"1.1\">", "gpx"),
+        ("<!DOCTYPE x><kml:kml>", "kml"),
+        ("<TrainingCenterDatabase/>", "TrainingCenterDatabase"),
+        ("<?xml version=\"1.0\"", nil),
+        ("{\"a\":1}", nil),
+    ])
+    func theRootElementIsFoundAfterDeclarationsAndComments(text: String, name: String?) {
+        var bytes = Array(text.utf8)
+        #expect(
+            bytes.withUnsafeMutableBufferPointer { XMLRootName.find(in: UnsafeBufferPointer($0)) } == name)
+    }
+}

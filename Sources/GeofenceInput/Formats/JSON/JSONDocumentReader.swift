@@ -257,3 +257,32 @@ public struct JSONDocumentReader {
         return nil
     }
 }
+
+extension JSONDocumentReader {
+    /// Whether text starting with `prefix` is a JSON document to read with this reader rather than
+    /// JSON lines: a top-level array, an object spread over several lines (a pretty-printed
+    /// export), or a one-line object that wraps records (`locations`, `features`, `data`) or is a
+    /// GeoJSON Feature. `nil` when the first line is not complete yet.
+    public static func isDocument(prefix: UnsafeBufferPointer<UInt8>) -> Bool? {
+        var start = 0
+        if prefix.count >= 3, prefix[0] == 0xEF, prefix[1] == 0xBB, prefix[2] == 0xBF { start = 3 }
+        while start < prefix.count, LineBytes.isSpace(prefix[start]) { start += 1 }
+        guard start < prefix.count else { return nil }
+        if prefix[start] == UInt8(ascii: "[") { return true }
+        guard prefix[start] == UInt8(ascii: "{") else { return false }
+        guard let newline = prefix[start...].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        var end = newline
+        while end > start, LineBytes.isSpace(prefix[end - 1]) { end -= 1 }
+        var tokens = [JSONToken](repeating: .absent, count: JSONKey.allCases.count)
+        let line = UnsafeBufferPointer(rebasing: prefix[start..<end])
+        let complete = tokens.withUnsafeMutableBufferPointer { tokens in
+            (try? FlatJSONScanner.scan(line, start: 0, end: line.count, into: tokens)) != nil
+        }
+        guard complete else { return true }
+        let object = JSONObject.walk(line)
+        for name in JSONRecordSplitter.recordArrayNames where object.token(name: name).kind == .array {
+            return true
+        }
+        return object.stringEquals("type", "Feature") || object.stringEquals("type", "FeatureCollection")
+    }
+}

@@ -40,6 +40,11 @@ struct JSONObject {
         return .success(JSONObject(bytes: bytes, start: 0, source: source, line: line, zone: zone, path: ""))
     }
 
+    /// The top-level object of text already known to be valid JSON, for looking at its members.
+    static func walk(_ bytes: UnsafeBufferPointer<UInt8>) -> JSONObject {
+        JSONObject(bytes: bytes, start: 0, source: "", line: 1, zone: LocalZone(.gmt), path: "")
+    }
+
     private init(
         bytes: UnsafeBufferPointer<UInt8>, start: Int, source: String, line: Int, zone: LocalZone,
         path: String
@@ -130,6 +135,17 @@ struct JSONObject {
             }
             return .absent
         }
+    }
+
+    /// The value of the member named by a run-time string.
+    func token(name: String) -> JSONToken {
+        let wanted = Array(name.utf8)
+        for member in members.reversed() where member.nameEnd - member.nameStart == wanted.count {
+            if (0..<wanted.count).allSatisfy({ bytes[member.nameStart + $0] == wanted[$0] }) {
+                return member.value
+            }
+        }
+        return .absent
     }
 
     /// Whether the member is there with a value other than null.
