@@ -20,6 +20,9 @@ public struct RulesFile: Sendable {
     public var places: [Place]
     /// The rules, in the order they were written.
     public var rules: [Rule]
+    /// Things read in a way the writer may not have meant (WKT read latitude first, longitudes
+    /// past ±180 wrapped), in file order; `check` prints them.
+    public var notes: [RulesDiagnostic] = []
 
     /// The place with this name.
     public func place(named name: String) -> Place? { places.first { $0.name == name } }

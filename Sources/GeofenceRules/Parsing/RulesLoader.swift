@@ -38,7 +38,10 @@ public enum RulesLoader {
         var parser = Parser(reader: NodeReader(file: file), baseDirectory: baseDirectory)
         let result = parser.file(root, path: file)
         let diagnostics = parser.reader.diagnostics.sorted { $0.mark < $1.mark }
-        if let result, diagnostics.isEmpty { return .success(result) }
+        if var result, diagnostics.isEmpty {
+            result.notes = parser.reader.notes.sorted { $0.mark < $1.mark }
+            return .success(result)
+        }
         return .failure(RulesFileError(diagnostics: diagnostics))
     }
 }
@@ -46,6 +49,13 @@ public enum RulesLoader {
 private struct Parser {
     var reader: NodeReader
     let baseDirectory: URL
+    /// The centres of the file's circles, which tell the axis order of WKT whose numbers cannot.
+    var nearbyCentres: [Coordinate] = []
+
+    init(reader: NodeReader, baseDirectory: URL) {
+        self.reader = reader
+        self.baseDirectory = baseDirectory
+    }
 
     static let topKeys = ["timezone", "profile", "hysteresis", "filter", "visits", "places", "rules"]
     static let placeKeys = ["center", "radius", "geojson", "wkt", "hysteresis"]
@@ -97,6 +107,7 @@ private struct Parser {
         var places: [Place] = []
         if let node = top["places"] {
             if case .mapping(let pairs, _) = node {
+                nearbyCentres = Parser.circleCentres(pairs)
                 for pair in pairs {
                     if let place = place(pair.key, mark: pair.keyMark, node: pair.value) {
                         places.append(place)
@@ -190,9 +201,11 @@ private struct Parser {
         do {
             if let wktNode = members["wkt"] {
                 guard let text = reader.string(wktNode, field: "\(context) wkt") else { return nil }
-                return Place(
-                    name: name, condition: .polygon(try polygon(wktNode) { try PolygonCondition(wkt: text) }),
-                    hysteresis: hysteresis, mark: mark)
+                let centres = nearbyCentres
+                let condition = try polygon(wktNode) {
+                    try PolygonCondition.reading(wkt: text, axisOrder: .auto, near: centres)
+                }
+                return Place(name: name, condition: .polygon(condition), hysteresis: hysteresis, mark: mark)
             }
             if let geoNode = members["geojson"] {
                 guard let relative = reader.string(geoNode, field: "\(context) geojson") else { return nil }
@@ -209,10 +222,8 @@ private struct Parser {
                     )
                     return nil
                 }
-                return Place(
-                    name: name,
-                    condition: .polygon(try polygon(geoNode) { try PolygonCondition(geoJSON: text) }),
-                    hysteresis: hysteresis, mark: mark)
+                let condition = try polygon(geoNode) { try PolygonCondition.reading(geoJSON: text) }
+                return Place(name: name, condition: .polygon(condition), hysteresis: hysteresis, mark: mark)
             }
         } catch let failure as PlaceFailure {
             reader.error(failure.mark, "\(context): \(failure.message)")
@@ -227,11 +238,32 @@ private struct Parser {
         let message: String
     }
 
-    private func polygon(_ node: YAMLNode, _ make: () throws -> PolygonCondition) throws -> PolygonCondition {
+    /// Makes a polygon, turning its error into one at `node` and its notes into notes there.
+    private mutating func polygon(
+        _ node: YAMLNode, _ make: () throws -> (condition: PolygonCondition, notes: [String])
+    ) throws -> PolygonCondition {
         do {
-            return try make()
+            let made = try make()
+            for note in made.notes { reader.note(node.mark, note) }
+            return made.condition
         } catch let error as PolygonError {
             throw PlaceFailure(mark: node.mark, message: error.message)
+        }
+    }
+
+    /// The centres of the places written as circles, read quietly (errors are reported when the
+    /// places themselves are read).
+    static func circleCentres(_ pairs: [(key: String, keyMark: SourceMark, value: YAMLNode)]) -> [Coordinate]
+    {
+        pairs.compactMap { pair in
+            guard case .mapping(let members, _) = pair.value,
+                let centre = members.first(where: { $0.key == "center" })?.value,
+                case .sequence(let items, _) = centre, items.count == 2,
+                case .scalar(let latitudeText, _, _) = items[0],
+                case .scalar(let longitudeText, _, _) = items[1],
+                let latitude = Double(latitudeText), let longitude = Double(longitudeText)
+            else { return nil }
+            return try? Coordinate(latitude: latitude, longitude: longitude)
         }
     }
 
@@ -252,8 +284,14 @@ private struct Parser {
             return nil
         }
         guard let latitude = reader.number(items[0], field: "\(field) latitude"),
-            let longitude = reader.number(items[1], field: "\(field) longitude")
+            var longitude = reader.number(items[1], field: "\(field) longitude")
         else { return nil }
+        if (-90...90).contains(latitude), longitude.isFinite, abs(longitude) > 180, abs(longitude) < 360 {
+            // Map tools write points east of the antimeridian as -180.0014 and the like.
+            let wrapped = longitude + (longitude > 0 ? -360 : 360)
+            reader.note(items[1].mark, "\(field): longitude \(longitude) wrapped to \(wrapped)")
+            longitude = wrapped
+        }
         do {
             return try Coordinate(latitude: latitude, longitude: longitude)
         } catch {
