@@ -70,10 +70,12 @@ public struct Pipeline: Sendable {
         self.state = state
     }
 
-    /// A fresh engine for a device: the rules' places as conditions with their hysteresis.
+    /// A fresh engine for a device: the rules' places as conditions with their hysteresis (the
+    /// places limited to other people with `who:` left out).
     public func newDevice(named name: String) -> DeviceEngine {
         var monitor = MonitorEngine(name: name, filter: rules.filterConfiguration)
-        for place in rules.places {
+        let person = rules.people.person(ofDevice: name)
+        for place in rules.places where place.who?.contains(person) ?? true {
             monitor.add(place.condition, identifier: place.name, hysteresis: rules.hysteresis(for: place))
         }
         return DeviceEngine(
@@ -90,7 +92,7 @@ public struct Pipeline: Sendable {
             var fresh = newDevice(named: name)
             let unchanged = newRules.places.filter { place in
                 old.place(named: place.name).map {
-                    $0.condition == place.condition
+                    $0.condition == place.condition && $0.who == place.who
                         && old.hysteresis(for: $0) == newRules.hysteresis(for: place)
                 } ?? false
             }
@@ -113,14 +115,16 @@ public struct Pipeline: Sendable {
     public mutating func process(_ record: InputRecord, arrivedAt: Date?) -> PipelineOutput? {
         switch record {
         case .fix(let fix): process(fix, arrivedAt: arrivedAt)
-        case .visit(let visit): process(deliveredVisit: visit, device: Pipeline.defaultDevice)
+        case .visit(let visit):
+            process(deliveredVisit: visit, device: rules.people.device(Pipeline.defaultDevice))
         case .transition, .ignored: nil
         }
     }
 
-    /// Processes one fix.
+    /// Processes one fix. Its device is named by the rules' `people:` (an OwnTracks tid or another
+    /// alias becomes the device's one name), so a phone is one device however its fixes arrive.
     public mutating func process(_ fix: Fix, arrivedAt: Date?) -> PipelineOutput {
-        let name = fix.deviceId ?? fix.label ?? Pipeline.defaultDevice
+        let name = rules.people.device(fix.deviceId ?? fix.label ?? Pipeline.defaultDevice)
         var device = state.devices[name] ?? newDevice(named: name)
         var output = PipelineOutput(device: name)
         output.dropped = device.monitor.ingest(fix, arrivedAt: arrivedAt, into: &output.events)
@@ -145,7 +149,8 @@ public struct Pipeline: Sendable {
 
     /// Processes a visit delivered by the tracker (not detected here): it moves the monitor and
     /// triggers visit rules.
-    public mutating func process(deliveredVisit visit: Visit, device name: String) -> PipelineOutput {
+    public mutating func process(deliveredVisit visit: Visit, device: String) -> PipelineOutput {
+        let name = rules.people.device(device)
         var device = state.devices[name] ?? newDevice(named: name)
         var output = PipelineOutput(device: name)
         output.events = device.monitor.ingest(visit)
@@ -207,7 +212,9 @@ public struct Pipeline: Sendable {
     private func visitOccurrences(
         _ visit: Visit, device: inout DeviceEngine, name: String, output: inout PipelineOutput
     ) {
+        let person = rules.people.person(ofDevice: name)
         for place in rules.places where place.condition.contains(visit.coordinate) {
+            if let who = place.who, !who.contains(person) { continue }
             let arrival = visit.arrival
             if device.openVisits[place.name] == nil || device.openVisits[place.name] != arrival {
                 // A start not seen yet (a closed visit delivered whole, or the first report).

@@ -57,8 +57,10 @@ private struct Parser {
         self.baseDirectory = baseDirectory
     }
 
-    static let topKeys = ["timezone", "profile", "hysteresis", "filter", "visits", "places", "rules"]
-    static let placeKeys = ["center", "radius", "geojson", "wkt", "hysteresis"]
+    static let topKeys = [
+        "timezone", "profile", "hysteresis", "filter", "visits", "people", "places", "rules",
+    ]
+    static let placeKeys = ["center", "radius", "geojson", "wkt", "hysteresis", "who"]
     static let hysteresisKeys = [
         "enter_margin", "exit_margin", "accuracy_weight", "confirm", "confirm_fixes", "max_gap",
     ]
@@ -66,7 +68,10 @@ private struct Parser {
     static let visitKeys = ["radius", "min_duration", "max_strays", "max_gap"]
     static let ruleKeys = [
         "name", "on", "after", "when", "cooldown", "remind", "repeat", "run", "timeout", "log", "commute",
+        "who",
     ]
+    /// The people declared, for checking `who:` names.
+    var people = People()
     static let whenKeys = ["days", "between", "once_a_day", "cooldown"]
     static let commuteKeys = ["from", "to", "between", "max"]
 
@@ -103,6 +108,8 @@ private struct Parser {
         if let node = top["filter"] { filter = filterSettings(node) }
         var visits: VisitSettings?
         if let node = top["visits"] { visits = visitSettings(node) }
+
+        if let node = top["people"] { people = self.people(node) }
 
         var places: [Place] = []
         if let node = top["places"] {
@@ -154,7 +161,7 @@ private struct Parser {
         return RulesFile(
             path: path, timeZone: timeZone, profile: profile, hysteresis: hysteresis, filter: filter,
             visits: visits,
-            places: places, rules: rules)
+            places: places, rules: rules, people: people)
     }
 
     // MARK: Places
@@ -168,6 +175,20 @@ private struct Parser {
         if let node = members["hysteresis"] {
             hysteresis = self.hysteresis(node, context: "\(context) hysteresis")
         }
+        let who = members["who"].flatMap { self.who($0, context: context) }
+        guard var place = shape(name, mark: mark, node: node, members: members, context: context) else {
+            return nil
+        }
+        place.who = who
+        place.hysteresis = hysteresis
+        return place
+    }
+
+    /// The place's condition, from exactly one of its shape keys.
+    private mutating func shape(
+        _ name: String, mark: SourceMark, node: YAMLNode, members: Members, context: String
+    ) -> Place? {
+        let hysteresis = HysteresisSettings()
         let shapes = ["center", "geojson", "wkt"].filter { members[$0] != nil }
         guard shapes.count == 1 else {
             reader.error(
@@ -301,6 +322,77 @@ private struct Parser {
         }
     }
 
+    // MARK: People
+
+    /// `people:`: each person's devices, as one name, a list, or a mapping of devices to their
+    /// aliases (a tracker id, a device id, a Takeout device tag).
+    mutating func people(_ node: YAMLNode) -> People {
+        var people = People()
+        guard case .mapping(let pairs, _) = node else {
+            if !node.isNull {
+                reader.error(node.mark, "people must be a mapping of names to devices, not \(node.kindName)")
+            }
+            return people
+        }
+        func add(_ person: String, _ deviceNode: YAMLNode, aliases: [YAMLNode]) {
+            guard let device = reader.string(deviceNode, field: "people \(person) device") else { return }
+            var names: [String] = []
+            for aliasNode in aliases {
+                guard let alias = reader.string(aliasNode, field: "people \(person) alias") else { continue }
+                names.append(alias)
+            }
+            for (name, mark) in [(device, deviceNode.mark)] + zip(names, aliases.map(\.mark)) {
+                if let owner = people.declaredDevice(name), owner != device {
+                    reader.error(
+                        mark, "\"\(name)\" is already a name of \(owner) (\(people.person(ofDevice: owner)))")
+                }
+            }
+            people.add(person: person, device: device, aliases: names)
+        }
+        for pair in pairs {
+            switch pair.value {
+            case .scalar:
+                add(pair.key, pair.value, aliases: [])
+            case .sequence(let devices, _):
+                for device in devices { add(pair.key, device, aliases: []) }
+            case .mapping(let devices, _):
+                for device in devices {
+                    let deviceNode = YAMLNode.scalar(device.key, quoted: true, mark: device.keyMark)
+                    switch device.value {
+                    case .sequence(let aliases, _): add(pair.key, deviceNode, aliases: aliases)
+                    case let value where value.isNull: add(pair.key, deviceNode, aliases: [])
+                    default: add(pair.key, deviceNode, aliases: [device.value])
+                    }
+                }
+            }
+        }
+        return people
+    }
+
+    /// `who:`: one person or a list; with a `people:` section, each must be declared there.
+    mutating func who(_ node: YAMLNode, context: String) -> Set<String>? {
+        let items: [YAMLNode]
+        switch node {
+        case .scalar: items = [node]
+        case .sequence(let list, _): items = list
+        default:
+            reader.error(node.mark, "\(context) who: must be a name or a list of names, not \(node.kindName)")
+            return nil
+        }
+        var names: Set<String> = []
+        for item in items {
+            guard let name = reader.string(item, field: "\(context) who") else { continue }
+            if !people.declared.isEmpty, !people.declared.contains(name) {
+                reader.error(
+                    item.mark,
+                    "\(context) who: unknown person \"\(name)\"; people: declares \(people.declared.joined(separator: ", "))"
+                        + DidYouMean.hint(for: name, among: people.declared))
+            }
+            names.insert(name)
+        }
+        return names
+    }
+
     // MARK: Settings
 
     mutating func hysteresis(_ node: YAMLNode, context: String) -> HysteresisSettings {
@@ -419,6 +511,12 @@ private struct Parser {
         }
         if let cooldown = members["cooldown"] {
             guards.cooldownSeconds = reader.duration(cooldown, field: "cooldown")
+        }
+        if let whoNode = members["who"] {
+            guards.who = who(whoNode, context: context)
+            if case .lifecycle? = trigger {
+                reader.error(whoNode.mark, "\(context): who: is for people's places, not engine events")
+            }
         }
 
         var actions: [RuleAction] = []
