@@ -355,3 +355,21 @@ private func readFormat(
             } == nil)
     }
 }
+
+@Suite struct HomeAssistantHistoryTests {
+    @Test func theHistoryAPIsArraysOfStatesGiveFixesPerEntity() throws {
+        let batch = try readFormat("homeassistant-history.json")
+        #expect(batch.errors.isEmpty)
+        let fixes = batch.records.compactMap(\.fix)
+        #expect(fixes.map(\.deviceId) == ["device_tracker.pixel_7", "device_tracker.pixel_7", "person.jane"])
+        let moving = fixes[1]
+        // last_updated, not last_changed: the position moved after the zone did.
+        #expect(abs(moving.timestamp.timeIntervalSince1970 - 1_772_524_965.000001) < 1e-6)
+        #expect(moving.coordinate == at(51.5012, -0.1198))
+        #expect(moving.horizontalAccuracy == 20 && moving.altitude == 29 && moving.verticalAccuracy == 4)
+        #expect(moving.speed == 1 && moving.course == 88)
+        #expect(
+            batch.records.contains(
+                .ignored(kind: "state", reason: "a Home Assistant state without a position (unavailable)")))
+    }
+}

@@ -6,7 +6,8 @@ import Geofence
 /// Google Takeout's `Records.json`, Overland's `{"locations":[...]}` batches, GeoJSON
 /// FeatureCollections (GPSLogger, trackintel), the OwnTracks Recorder's `ocat` output
 /// (`{"count":N,"locations":[...]}`) and HTTP API answers (`{"data":[...]}`, or a bare array from
-/// `/api/0/last`) are all one or more JSON values holding an array of records. The text is fed in
+/// `/api/0/last`) and Home Assistant's history API (an array of states per entity, in an array) are
+/// all one or more JSON values holding an array of records. The text is fed in
 /// chunks; ``JSONRecordSplitter`` cuts out each record, and each record is read by its own shape,
 /// so one reader serves them all and a document mixing shapes is still read:
 ///
@@ -14,6 +15,7 @@ import Geofence
 /// - `latitudeE7`/`longitudeE7` → a Takeout location (``TakeoutLocation``);
 /// - `_type` → an OwnTracks message (`username` and `device`, which the Recorder adds, name the
 ///   device `USER/DEVICE`, as its topic would);
+/// - `entity_id` with `last_updated` → a Home Assistant state (``HomeAssistantState``);
 /// - `latitude`/`longitude` → the project's NDJSON fields.
 ///
 /// A record of no known shape is an error that names what it looks like (Google's Semantic
@@ -30,6 +32,8 @@ public struct JSONDocumentReader {
         case geojson
         /// OwnTracks messages in a Recorder document (`ocat`, the HTTP API).
         case owntracks
+        /// Home Assistant states (its history API).
+        case homeassistant
     }
 
     /// The name of the source, for errors.
@@ -179,10 +183,7 @@ public struct JSONDocumentReader {
         _ object: JSONObject, tokens: UnsafeMutableBufferPointer<JSONToken>, container: String?,
         expected: Expected, deviceId: String?
     ) throws(InputError) -> InputRecord {
-        let shape: Expected? =
-            if GeoJSONFeature.looksLikeOne(object) { .geojson } else if TakeoutLocation.looksLikeOne(object) {
-                .takeout
-            } else if object.has("_type") { .owntracks } else { nil }
+        let shape = shape(of: object)
         if expected != .any, shape != expected {
             throw object.error(
                 "expected \(describe(expected)), found \(shape.map(describe) ?? whatItIs(object, container: container))",
@@ -193,6 +194,8 @@ public struct JSONDocumentReader {
             return try GeoJSONFeature.make(object, defaultDeviceId: deviceId)
         case .takeout:
             return try TakeoutLocation.make(object, defaultDeviceId: deviceId)
+        case .homeassistant:
+            return try HomeAssistantState.make(object, defaultDeviceId: deviceId)
         case .owntracks:
             // The Recorder adds the user and device its topic named; they name the device as
             // MQTT would, so the same phone is the same device whichever way it arrives.
@@ -216,12 +219,22 @@ public struct JSONDocumentReader {
         }
     }
 
+    /// The shape a record has, if it is one this reader knows.
+    private static func shape(of object: JSONObject) -> Expected? {
+        if GeoJSONFeature.looksLikeOne(object) { return .geojson }
+        if TakeoutLocation.looksLikeOne(object) { return .takeout }
+        if object.has("_type") { return .owntracks }
+        if HomeAssistantState.looksLikeOne(object) { return .homeassistant }
+        return nil
+    }
+
     private static func describe(_ shape: Expected) -> String {
         switch shape {
         case .any: "any record"
         case .takeout: "a Google Takeout location (latitudeE7, longitudeE7)"
         case .geojson: "a GeoJSON Feature"
         case .owntracks: "an OwnTracks message (_type)"
+        case .homeassistant: "a Home Assistant state (entity_id, last_updated)"
         }
     }
 

@@ -3,7 +3,8 @@
 /// Tracker exports wrap their records in one large document: Google Takeout's
 /// `{"locations":[...]}` (hundreds of megabytes), Overland's `{"locations":[...]}` batches,
 /// GeoJSON's `{"type":"FeatureCollection","features":[...]}`, the OwnTracks Recorder's
-/// `{"count":N,"locations":[...]}` (`ocat`) and `{"data":[...]}` (its HTTP API), or a bare array.
+/// `{"count":N,"locations":[...]}` (`ocat`) and `{"data":[...]}` (its HTTP API), a bare array, or
+/// an array of arrays (Home Assistant's history API: one array of states per entity).
 /// Decoding such a document whole would hold all of it in memory; this splitter is fed the text
 /// in chunks of any size and hands over one record at a time, never keeping more than one record
 /// (at most ``maximumRecordBytes``) plus a few bytes of state.
@@ -12,7 +13,7 @@
 /// other, as a log of Overland posts is). In each top-level object, the elements of a member named
 /// `locations`, `features`, `data` or `rawSignals` whose value is an array are the records; the
 /// object's other members are skipped without being kept. A top-level array's elements are the
-/// records. A top-level object with no such array is itself one record (a single GeoJSON Feature,
+/// records, and so are the elements of an array nested in it. A top-level object with no such array is itself one record (a single GeoJSON Feature,
 /// an NDJSON-style object); it is kept while it is read, up to ``maximumRecordBytes``.
 ///
 /// Only the nesting is followed here (strings, escapes, brackets); each record's own syntax is
@@ -76,6 +77,9 @@ struct JSONRecordSplitter {
     /// Whether the record array being read is a member of a top-level object (else it is the
     /// top-level array itself).
     private var arrayInObject = false
+    /// Inside an array that is an element of a top-level array (Home Assistant's history is an
+    /// array per entity, in an array): its elements are the records.
+    private var innerArray = false
     /// The value or element being passed over.
     private var value = JSONValueEnd()
     /// The element being collected, and where it started.
@@ -155,6 +159,7 @@ struct JSONRecordSplitter {
             } else if byte == UInt8(ascii: "[") {
                 container = nil
                 arrayInObject = false
+                innerArray = false
                 mode = .elementStart
             } else {
                 fail("expected a JSON object or array", handle)
@@ -227,9 +232,17 @@ struct JSONRecordSplitter {
         case .elementStart:
             if Self.isSpace(byte) || byte == UInt8(ascii: ",") { return }
             if byte == UInt8(ascii: "]") {
+                if innerArray {
+                    innerArray = false
+                    return
+                }
                 // The record array ended: back in its object, or at the top level.
                 mode = arrayInObject ? .memberStart : .topLevel
                 container = nil
+                return
+            }
+            if byte == UInt8(ascii: "["), !arrayInObject, !innerArray {
+                innerArray = true
                 return
             }
             buffer = [byte]
