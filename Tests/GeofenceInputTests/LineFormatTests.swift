@@ -208,3 +208,32 @@ private func lines(_ name: String) throws -> [String] {
             bytes.withUnsafeMutableBufferPointer { XMLRootName.find(in: UnsafeBufferPointer($0)) } == name)
     }
 }
+
+@Suite struct TopicLineTests {
+    @Test(arguments: [
+        (#"owntracks/jane/phone {"_type":"location","lat":1,"lon":2,"tst":3}"#, "owntracks/jane/phone", 21),
+        (#"owntracks/jane/phone/event  {"_type":"transition"}"#, "owntracks/jane/phone/event", 28),
+    ])
+    func aTopicAndItsPayloadAreFound(line: String, topic: String, payloadStart: Int) {
+        var bytes = Array(line.utf8)
+        let split = bytes.withUnsafeMutableBufferPointer {
+            TopicLine.split(UnsafeBufferPointer($0), 0, $0.count)
+        }
+        #expect(split?.topic == topic)
+        #expect(split?.payloadStart == payloadStart)
+    }
+
+    @Test(arguments: [
+        #"{"_type":"location"}"#,
+        "2023-11-14T22:13:20Z\t*                 \t{}",
+        #"lat,lon,time {"x"}"#,
+        "nothing here {",
+        "owntracks/jane/phone",
+    ])
+    func otherLinesAreNotTopicLines(line: String) {
+        var bytes = Array(line.utf8)
+        #expect(
+            bytes.withUnsafeMutableBufferPointer { TopicLine.split(UnsafeBufferPointer($0), 0, $0.count) }
+                == nil)
+    }
+}
