@@ -300,15 +300,6 @@ private func readFormat(
             ])
     }
 
-    @Test func thePhoneTimelineExportIsNamed() {
-        let text =
-            #"{"semanticSegments":[{"startTime":"2024-01-01T00:00:00.000+01:00"}],"rawSignals":[{"position":{"LatLng":"48.1°, 11.5°"}}]}"#
-        let batch = JSONDocumentReader.readAll(data: Data(text.utf8), source: "Timeline.json")
-        #expect(batch.records.isEmpty)
-        #expect(
-            batch.errors.first?.message.contains("Google's on-phone Timeline export (Timeline.json)") == true)
-    }
-
     @Test func aForcedShapeRefusesOtherRecordsNamingBoth() throws {
         let batch = try readFormat("gpslogger.geojson", expected: .takeout)
         #expect(batch.records.isEmpty)
@@ -371,5 +362,29 @@ private func readFormat(
         #expect(
             batch.records.contains(
                 .ignored(kind: "state", reason: "a Home Assistant state without a position (unavailable)")))
+    }
+}
+
+@Suite struct TimelineExportTests {
+    @Test func thePhonesTimelineExportGivesItsRawPositionsAndSkipsTheRest() throws {
+        let batch = try readFormat("timeline-phone.json")
+        #expect(batch.errors.isEmpty)
+        #expect(
+            batch.records.compactMap(\.fix) == [
+                Fix(
+                    timestamp: unix(1_718_010_000), coordinate: at(48.833657, 2.256223),
+                    horizontalAccuracy: 13,
+                    altitude: 80, speed: 0),
+                Fix(
+                    timestamp: unix(1_718_010_060.5), coordinate: at(48.8337, 2.2563), horizontalAccuracy: 40),
+            ])
+        #expect(
+            batch.records.contains(
+                .ignored(kind: "wifiScan", reason: "a Timeline raw signal that is not a position (wifiScan)"))
+        )
+        #expect(
+            batch.records.contains {
+                if case .ignored(kind: "semanticSegments", _) = $0 { true } else { false }
+            })
     }
 }

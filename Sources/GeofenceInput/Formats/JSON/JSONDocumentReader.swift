@@ -13,6 +13,8 @@ import Geofence
 ///
 /// - a GeoJSON `Feature` → ``GeoJSONFeature``;
 /// - `latitudeE7`/`longitudeE7` → a Takeout location (``TakeoutLocation``);
+/// - an element of `rawSignals` → a raw signal of Google's on-phone `Timeline.json`
+///   (``TimelineSignal``);
 /// - `_type` → an OwnTracks message (`username` and `device`, which the Recorder adds, name the
 ///   device `USER/DEVICE`, as its topic would);
 /// - `entity_id` with `last_updated` → a Home Assistant state (``HomeAssistantState``);
@@ -139,6 +141,17 @@ public struct JSONDocumentReader {
                             "a JSON object with no locations, features or data array (members \(keys.joined(separator: ", ")))\(Self.lookalike(names: keys).map { "; it looks like \($0)" } ?? "")",
                         kind: .unrecognized)))
         case .skippedMember(let name, let line):
+            if name == "semanticSegments" {
+                guard reportedMembers.insert(name).inserted else { return }
+                emit(
+                    .success(
+                        .ignored(
+                            kind: name,
+                            reason:
+                                "\(source):\(line): Timeline's semanticSegments (visits and paths Google inferred) are not fixes; its rawSignals are read"
+                        )))
+                return
+            }
             guard let format = Self.lookalike(names: [name]) else { return }
             objectAlreadyExplained = true
             guard reportedMembers.insert(name).inserted else { return }
@@ -184,6 +197,9 @@ public struct JSONDocumentReader {
         expected: Expected, deviceId: String?
     ) throws(InputError) -> InputRecord {
         let shape = shape(of: object)
+        if container == "rawSignals", expected == .any || expected == .takeout {
+            return try TimelineSignal.make(object, defaultDeviceId: deviceId)
+        }
         if expected != .any, shape != expected {
             throw object.error(
                 "expected \(describe(expected)), found \(shape.map(describe) ?? whatItIs(object, container: container))",
@@ -241,9 +257,6 @@ public struct JSONDocumentReader {
     /// Words for an object of no known shape: the format it looks like, or its members.
     private static func whatItIs(_ object: JSONObject, container: String?) -> String {
         let names = object.names
-        if container == "rawSignals" {
-            return "a raw signal of Google's on-phone Timeline export (Timeline.json), which is not read"
-        }
         if let format = lookalike(names: names) { return format }
         if object.stringEquals("type", "FeatureCollection") {
             return "a GeoJSON FeatureCollection without a features array"
@@ -259,10 +272,9 @@ public struct JSONDocumentReader {
             case "timelineObjects", "placeVisit", "activitySegment":
                 return
                     "Google Takeout's Semantic Location History (a month of visits and trips, not fixes; read Records.json instead)"
-            case "semanticSegments", "rawSignals", "userLocationProfile":
-                return "Google's on-phone Timeline export (Timeline.json), which is not read"
             case "timelinePath" where names.contains("startTime"):
-                return "a segment of Google's on-phone Timeline export (Timeline.json), which is not read"
+                return
+                    "a segment of Google's on-phone Timeline export (Timeline.json): its positions are in rawSignals"
             default:
                 continue
             }
