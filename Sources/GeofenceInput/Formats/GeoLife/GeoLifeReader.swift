@@ -13,7 +13,7 @@ import Geofence
 ///
 /// Each user's files are under `Data/NNN/Trajectory/`; ``device(forPath:)`` names the device after
 /// that user.
-public struct GeoLifeReader {
+public struct GeoLifeReader: Sendable {
     /// The name of the source, for errors.
     public let source: String
     /// The device for the fixes.

@@ -23,7 +23,7 @@ import Geofence
 /// A record of no known shape is an error that names what it looks like (Google's Semantic
 /// Location History or phone Timeline export, a LineString track...). With `expecting` set (the
 /// command line's `--format`), a record of any other shape is an error naming both.
-public struct JSONDocumentReader {
+public struct JSONDocumentReader: Sendable {
     /// The shape of record to expect; `.any` reads each record by its own shape.
     public enum Expected: String, Sendable, CaseIterable {
         /// Whatever each record looks like.

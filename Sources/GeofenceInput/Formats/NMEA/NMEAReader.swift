@@ -18,7 +18,7 @@ import Geofence
 /// XOR of the bytes between `$` and `*`) does not match is an error, as is a field that cannot be
 /// read. NMEA has no accuracy in metres (HDOP is a unitless factor), so fixes have none, as for
 /// GPX.
-public struct NMEAReader {
+public struct NMEAReader: Sendable {
     /// The name of the source, for errors.
     public let source: String
     /// The device for the fixes.
