@@ -33,7 +33,8 @@ public enum KMLReader {
         }
         let parser = XMLParser(data: Data(body))
         let delegate = KMLDelegate(source: source, deviceId: deviceId)
-        parser.delegate = delegate
+        let adapter = XMLParserAdapter(delegate)
+        parser.delegate = adapter
         let parsed = parser.parse()
         if !parsed, !delegate.aborted {
             delegate.errors.append(
@@ -69,8 +70,9 @@ public enum KMLReader {
     }
 }
 
-/// Collects fixes as the XML parser reports elements; used by one `read` call only.
-private final class KMLDelegate: NSObject, XMLParserDelegate {
+/// Collects fixes from the elements of a KML document, in document order; used by one `read`
+/// call only.
+private final class KMLDelegate {
     let source: String
     let deviceId: String?
     var fixes: [Fix] = []
@@ -81,6 +83,8 @@ private final class KMLDelegate: NSObject, XMLParserDelegate {
     private var sawRoot = false
     private var text = ""
     private var capturing = false
+    /// The line of the element whose text is being captured.
+    private var captureLine = 0
     /// The track being read: its line, times and positions (with the line of each).
     private var track: (line: Int, whens: [(String, Int)], coords: [(String, Int)])?
     /// The Placemark being read.
@@ -98,11 +102,7 @@ private final class KMLDelegate: NSObject, XMLParserDelegate {
         return String(name[name.index(after: colon)...])
     }
 
-    func parser(
-        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-        qualifiedName: String?,
-        attributes: [String: String] = [:]
-    ) {
+    func start(_ elementName: String, line: Int) {
         depth += 1
         let name = Self.localName(elementName)
         if !sawRoot {
@@ -110,33 +110,31 @@ private final class KMLDelegate: NSObject, XMLParserDelegate {
             if name != "kml" {
                 errors.append(
                     InputError(
-                        source: source, line: parser.lineNumber,
+                        source: source, line: line,
                         message: "not a KML document: the root element is <\(elementName)>",
                         kind: .unrecognized))
                 aborted = true
-                parser.abortParsing()
             }
             return
         }
         switch name {
-        case "Track": track = (parser.lineNumber, [], [])
-        case "Placemark": placemark = (parser.lineNumber, nil, nil)
+        case "Track": track = (line, [], [])
+        case "Placemark": placemark = (line, nil, nil)
         case "TimeStamp": inTimeStamp = true
         case "Point": inPoint = true
         case "when", "coord", "coordinates":
             capturing = true
+            captureLine = line
             text = ""
         default: break
         }
     }
 
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
+    func characters(_ string: String) {
         if capturing { text += string }
     }
 
-    func parser(
-        _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?
-    ) {
+    func end(_ elementName: String) {
         depth -= 1
         let name = Self.localName(elementName)
         let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -144,13 +142,13 @@ private final class KMLDelegate: NSObject, XMLParserDelegate {
         case "when":
             capturing = false
             if track != nil {
-                track?.whens.append((value, parser.lineNumber))
+                track?.whens.append((value, captureLine))
             } else if inTimeStamp {
                 placemark?.when = value
             }
         case "coord":
             capturing = false
-            track?.coords.append((value, parser.lineNumber))
+            track?.coords.append((value, captureLine))
         case "coordinates":
             capturing = false
             if inPoint { placemark?.coordinates = value }
@@ -224,5 +222,29 @@ private final class KMLDelegate: NSObject, XMLParserDelegate {
             Fix(
                 timestamp: Date(timeIntervalSince1970: seconds), coordinate: coordinate,
                 altitude: altitude.flatMap { $0.isFinite ? $0 : nil }, deviceId: deviceId))
+    }
+}
+
+/// Hands XMLParser's callbacks to the delegate.
+private final class XMLParserAdapter: NSObject, XMLParserDelegate {
+    let delegate: KMLDelegate
+
+    init(_ delegate: KMLDelegate) { self.delegate = delegate }
+
+    func parser(
+        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+        qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
+        delegate.start(elementName, line: parser.lineNumber)
+        if delegate.aborted { parser.abortParsing() }
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) { delegate.characters(string) }
+
+    func parser(
+        _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?
+    ) {
+        delegate.end(elementName)
     }
 }
