@@ -82,3 +82,27 @@ import Testing
         #expect((try? first.first?.get())?.fix?.coordinate == at(47.37, 8.54))
     }
 }
+
+@Suite struct WholeInputFormatTests {
+    @Test(arguments: [
+        ("takeout-records-old.json", 3), ("takeout-records-new.json", 2), ("overland-batch.json", 1),
+        ("gpslogger.geojson", 2), ("trackintel-positionfixes.geojson", 2), ("ocat.json", 2),
+        ("recorder-api-locations.json", 1), ("recorder-api-last.json", 2), ("homeassistant-history.json", 3),
+        ("timeline-phone.json", 2), ("gpslogger.kml", 3), ("gpslogger.nmea", 4),
+        ("geolife-20081023025304.plt", 3),
+    ])
+    func everyFormatIsToldFromItsContent(name: String, fixes: Int) throws {
+        let batch = InputReader.readAll(contentsOf: try dataURL("formats/" + name))
+        #expect(batch.records.compactMap(\.fix).count == fixes)
+        // The NMEA file holds two broken sentences on purpose; every other file reads cleanly.
+        #expect(batch.errors.count == (name == "gpslogger.nmea" ? 2 : 0))
+    }
+
+    @Test func aOneLineDocumentWithoutANewlineIsRead() {
+        let text =
+            #"{"locations":[{"type":"Feature","geometry":{"type":"Point","coordinates":[8.5,47.4]},"properties":{"timestamp":"2026-03-03T08:00:00Z"}}]}"#
+        let batch = InputReader.readAll(data: Data(text.utf8), source: "post.json")
+        #expect(batch.errors.isEmpty)
+        #expect(batch.records.compactMap(\.fix).map(\.coordinate) == [at(47.4, 8.5)])
+    }
+}
