@@ -5,11 +5,11 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # pkg-config name : Debian package providing it
-PKGS := geos:libgeos-dev yaml-0.1:libyaml-dev sqlite3:libsqlite3-dev libmosquitto:libmosquitto-dev
+PKGS := geos:libgeos-dev yaml-0.1:libyaml-dev sqlite3:libsqlite3-dev libmosquitto:libmosquitto-dev zlib:zlib1g-dev
 # command : Debian package providing it (programs the tests run: a private MQTT broker and clients)
-CMDS := mosquitto:mosquitto mosquitto_pub:mosquitto-clients mosquitto_sub:mosquitto-clients
+CMDS := mosquitto:mosquitto mosquitto_pub:mosquitto-clients mosquitto_sub:mosquitto-clients chromium:chromium
 
-.PHONY: setup build test demo bench bench-reference format clean
+.PHONY: setup build test demo screenshot bench bench-reference format clean
 
 setup:
 	@missing=""; \
@@ -37,10 +37,19 @@ test: setup
 	$(SWIFT) test --skip-build
 
 # The synthetic day (Examples/synthetic-day.ndjson, made by `geofence simulate day`) replayed
-# through the commute rules: the day's events, the reminder, the morning and evening commutes.
+# through the commute rules: the day's events, the reminder, the morning and evening commutes;
+# then the same day as an HTML report.
 demo: setup
 	$(SWIFT) build -c release --product geofence
 	$$($(SWIFT) build -c release --show-bin-path)/geofence replay Rules/commute.yaml Examples/synthetic-day.ndjson --table
+	$$($(SWIFT) build -c release --show-bin-path)/geofence report Rules/commute.yaml Examples/synthetic-day.ndjson -o .build/report.html
+	@echo "the day's report: file://$(CURDIR)/.build/report.html"
+
+# The README's screenshot (docs/report.png): the synthetic day's report as the Chromium test renders it.
+screenshot: setup
+	$(SWIFT) build --build-tests
+	mkdir -p docs
+	GEOFENCE_REPORT_SCREENSHOT=$(CURDIR)/docs/report.png $(SWIFT) test --skip-build --filter syntheticDayReportRendersAMapTrackAndEventsInChromium
 
 bench: setup
 	$(SWIFT) build -c release --product geofence-bench

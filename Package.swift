@@ -30,6 +30,12 @@ let package = Package(
             pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]
         ),
+        // zlib, only for the report tests, which decode Chromium's screenshots (PNG is deflate).
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
 
         // posix_spawn's glibc extensions (closefrom, chdir), pipe2 and waitid's siginfo fields are
         // hidden behind _GNU_SOURCE or macros Swift cannot import; this tiny C target exposes them.
@@ -49,9 +55,14 @@ let package = Package(
             name: "GeofenceRuntime",
             dependencies: ["Geofence", "GeofenceInput", "GeofenceRules", "CSQLite", "CSpawn", "CMosquitto"]),
 
+        // `geofence report`: what the engine decided, as one self-contained HTML page.
+        .target(
+            name: "GeofenceReport", dependencies: ["Geofence", "GeofenceInput", "GeofenceRules", "GeofenceRuntime"]),
+
         // The command line.
         .executableTarget(
-            name: "geofence", dependencies: ["Geofence", "GeofenceInput", "GeofenceRules", "GeofenceRuntime"]),
+            name: "geofence",
+            dependencies: ["Geofence", "GeofenceInput", "GeofenceRules", "GeofenceRuntime", "GeofenceReport"]),
 
         // Micro-benchmarks, printed by `make bench`; never timed inside `swift test`.
         .executableTarget(
@@ -71,6 +82,8 @@ let package = Package(
         ),
         .testTarget(name: "GeofenceRulesTests", dependencies: ["GeofenceRules"]),
         .testTarget(name: "GeofenceRuntimeTests", dependencies: ["GeofenceRuntime"]),
+        // Renders reports in headless Chromium (Debian's `chromium`, installed by `make setup`).
+        .testTarget(name: "GeofenceReportTests", dependencies: ["GeofenceReport", "CZlib"]),
         // Runs the built `geofence` executable as a child process: the acceptance tests of `run`.
         .testTarget(name: "EndToEndTests", dependencies: ["GeofenceRuntime", "GeofenceRules"]),
     ],

@@ -18,6 +18,7 @@ extension CommandLine {
         commands:
           check RULES              check a rules file; print its places and rules, or every error
           replay RULES INPUT       run recorded fixes through the rules; print events and actions
+          report RULES INPUT -o F  what the engine decided and why, as one HTML page (or --state DIR)
           run RULES --input PATH   the long-running job beside a tracker (see geofence run --help)
           demo                     print the example places and the signed distance of a few fixes
           stays FILE|-             the visits (stays) in a file of NDJSON fixes, as NDJSON or --table
@@ -38,6 +39,7 @@ extension CommandLine {
             switch command {
             case "check": try CheckCommand.run(rest)
             case "replay": try ReplayCommand.run(rest)
+            case "report": try ReportCommand.run(rest)
             case "run": try RunCommand.run(rest)
             case "demo": try DemoCommand.run(rest)
             case "stays": try StaysCommand.run(rest)

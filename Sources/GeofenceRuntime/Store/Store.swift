@@ -344,7 +344,7 @@ public final class Store: Sendable {
             ])
     }
 
-    private static func action(from row: SQLiteRow) -> OutboxAction {
+    static func action(from row: SQLiteRow) -> OutboxAction {
         var action = OutboxAction(
             id: row["id"].string ?? "", kind: row["kind"].string ?? "",
             payloadJSON: row["action_json"].string ?? "",

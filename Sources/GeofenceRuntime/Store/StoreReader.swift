@@ -53,4 +53,12 @@ public final class StoreReader: Sendable {
     public func commutes(limit: Int? = nil) throws -> [StoredCommute] {
         try database.withLock { try StoreQueries.commutes(in: $0, limit: limit) }
     }
+
+    /// Every action in the outbox, finished or not, in the order they were queued (for reports:
+    /// what ran, what failed, what timed out).
+    public func actions() throws -> [OutboxAction] {
+        try database.withLock { database in
+            try database.query("SELECT * FROM outbox ORDER BY created_at, rowid").map(Store.action(from:))
+        }
+    }
 }
