@@ -71,19 +71,30 @@ public enum InputReader {
     /// The document format the first bytes show (`.gpx`, `.kml`, `.json`), or `.auto` for lines.
     /// An XML root other than `kml` is given to the GPX reader, whose error names it.
     public static func documentFormat(_ prefix: [UInt8]) -> InputFormat {
+        documentFormat(prefix: prefix, complete: true) ?? .auto
+    }
+
+    /// The document format the first bytes of an input show, or `nil` when they do not tell yet
+    /// (blanks only, an XML root or a first JSON line not complete); with `complete`, the bytes
+    /// are the whole input and the answer is never `nil`.
+    public static func documentFormat(prefix: [UInt8], complete: Bool) -> InputFormat? {
         prefix.withUnsafeBufferPointer { bytes in
             var start = 0
             if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { start = 3 }
             while start < bytes.count, LineBytes.isSpace(bytes[start]) { start += 1 }
-            guard start < bytes.count else { return .auto }
+            guard start < bytes.count else { return complete ? .auto : nil }
             if bytes[start] == UInt8(ascii: "<") {
-                return XMLRootName.find(in: bytes) == "kml" ? .kml : .gpx
+                guard let root = XMLRootName.find(in: bytes) else { return complete ? .gpx : nil }
+                return root == "kml" ? .kml : .gpx
             }
-            // A first line with no newline in the prefix is a one-line document (or one line).
-            if JSONDocumentReader.isDocument(prefix: bytes) ?? (bytes[start] == UInt8(ascii: "{")) {
-                return .json
+            switch JSONDocumentReader.isDocument(prefix: bytes) {
+            case true?: return .json
+            case false?: return .auto
+            case nil:
+                // No newline yet: a one-line document, or a first line still coming.
+                guard complete else { return nil }
+                return bytes[start] == UInt8(ascii: "{") ? .json : .auto
             }
-            return .auto
         }
     }
 }
