@@ -43,6 +43,21 @@ private func errors(_ yaml: String) -> [String] {
         #expect(people.person(ofDevice: "phone") == "phone")
     }
 
+    @Test func checksSummarySaysWhoEachPlaceAndRuleIsFor() throws {
+        let rules = try load(
+            """
+            people: { jane: jane/phone, bob: bob/phone }
+            places:
+              work: { center: [51.5, -0.05], radius: 150, who: [jane] }
+            rules:
+              - { name: hi, on: enter work, who: [jane, bob], log: true }
+            """)
+        let summary = rules.summary
+        #expect(summary.contains("people: jane, bob"))
+        #expect(summary.contains("(who: jane)"))
+        #expect(summary.contains("enter work, who: bob, jane -> "))
+    }
+
     @Test func mistakesInPeopleAndWhoAreErrorsWithTheirPlace() {
         #expect(
             errors(
