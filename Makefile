@@ -9,7 +9,7 @@ PKGS := geos:libgeos-dev yaml-0.1:libyaml-dev sqlite3:libsqlite3-dev libmosquitt
 # command : Debian package providing it (programs the tests run: a private MQTT broker and clients)
 CMDS := mosquitto:mosquitto mosquitto_pub:mosquitto-clients mosquitto_sub:mosquitto-clients chromium:chromium
 
-.PHONY: setup build test demo screenshot bench bench-reference format clean
+.PHONY: setup build test demo screenshot bench bench-reference format clean fuzz fuzz-build sanitizers
 
 setup:
 	@missing=""; \
@@ -64,6 +64,46 @@ bench-reference: setup
 	$$($(SWIFT) build -c release --show-bin-path)/geofence-bench --export .build/bench-workload
 	.build/venv/bin/python Benchmarks/reference.py .build/bench-workload
 	$$($(SWIFT) build -c release --show-bin-path)/geofence-bench | tail -3
+
+# libFuzzer targets (Fuzz/TARGET.swift): the libraries are built once with coverage and
+# AddressSanitizer, each target linked against their objects. `make fuzz` first replays every kept
+# crash (Fuzz/crashes/TARGET, each also a regression test in the suite), then fuzzes each target
+# for FUZZ_SECONDS from the committed seeds (Fuzz/corpus/TARGET; new finds go to .build/fuzz).
+# Leak detection is off: FoundationXML and Foundation's error paths leak a few bytes per bad input.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := gpx lines rules
+FUZZ_BUILD := .build/fuzz
+FUZZ_FLAGS := -sanitize=fuzzer,address -parse-as-library -I $(FUZZ_BUILD)/debug/Modules \
+  -I Sources/CGEOS -I Sources/CYAML
+FUZZ_OBJECTS := $(FUZZ_BUILD)/debug/GeofenceRules.build/*.o $(FUZZ_BUILD)/debug/GeofenceInput.build/*.o \
+  $(FUZZ_BUILD)/debug/Geofence.build/*.o -lgeos_c -lyaml
+
+fuzz-build: setup
+	$(SWIFT) build --build-path $(FUZZ_BUILD) -Xswiftc -sanitize=fuzzer,address --target GeofenceRules
+	for t in $(FUZZ_TARGETS); do \
+	  swiftc $(FUZZ_FLAGS) -module-name fuzz_$$t Fuzz/$$t.swift $(FUZZ_OBJECTS) \
+	    -o $(FUZZ_BUILD)/fuzz-$$t 2>&1 | grep -v "Cannot export local symbol" || true; \
+	  test -x $(FUZZ_BUILD)/fuzz-$$t || exit 1; \
+	done
+
+fuzz: fuzz-build
+	for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_BUILD)/corpus-$$t $(FUZZ_BUILD)/artifacts-$$t; \
+	  if ls Fuzz/crashes/$$t/* >/dev/null 2>&1; then \
+	    $(FUZZ_BUILD)/fuzz-$$t -detect_leaks=0 Fuzz/crashes/$$t/* || exit 1; fi; \
+	  $(FUZZ_BUILD)/fuzz-$$t -detect_leaks=0 -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+	    -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	    -artifact_prefix=$(FUZZ_BUILD)/artifacts-$$t/ $(FUZZ_BUILD)/corpus-$$t Fuzz/corpus/$$t || exit 1; \
+	done
+
+# The suite under AddressSanitizer, then the runtime and end-to-end tests under ThreadSanitizer,
+# each in its own build folder so the normal build is not rebuilt. Leak checking is off: `run`
+# exits with its input threads' buffers still referenced (reported as leaks at exit, status 1).
+sanitizers: setup
+	$(SWIFT) build --build-tests --build-path .build/asan -Xswiftc -sanitize=address
+	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --build-path .build/asan
+	$(SWIFT) build --build-tests --build-path .build/tsan -Xswiftc -sanitize=thread
+	$(SWIFT) test --skip-build --build-path .build/tsan --filter 'GeofenceRuntimeTests|EndToEndTests'
 
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Examples

@@ -21,6 +21,10 @@ let center = try Coordinate(latitude: 51.5007, longitude: -0.1246)
 
 // `geofence-bench --export DIR` writes the monitor workload (below) for the reference benchmark in
 // Benchmarks/reference.py, which runs the same geometry with shapely, and stops.
+if CommandLine.arguments.contains("--regimes") {
+    try printSamplingRegimes()
+    exit(0)
+}
 if let flag = CommandLine.arguments.firstIndex(of: "--export"), flag + 1 < CommandLine.arguments.count {
     try exportMonitorWorkload(to: CommandLine.arguments[flag + 1])
     exit(0)

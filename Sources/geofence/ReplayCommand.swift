@@ -87,11 +87,13 @@ enum ReplayCommand {
             error: { failure in
                 summary.errors += 1
                 FileHandle.standardError.write(Data("geofence: \(failure)\n".utf8))
-            })
+            },
+            note: { FileHandle.standardError.write(Data("geofence: \(reader.source): \($0)\n".utf8)) })
         for output in pipeline.finish() {
             summary.count(output)
             printer.print(output)
         }
+        printer.footer(summary.latencyText)
         FileHandle.standardError.write(Data("geofence: \(summary)\n".utf8))
     }
 }
@@ -104,9 +106,14 @@ struct ReplaySummary: CustomStringConvertible {
     var commutes = 0
     var errors = 0
     var ignored = 0
+    /// Seconds from each crossing (enter or exit, not first determinations) to its confirmation.
+    var latencies: [Double] = []
 
     mutating func count(_ output: PipelineOutput) {
         if let reason = output.dropped { dropped[reason, default: 0] += 1 }
+        for event in output.placeEvents where event.transition == "enter" || event.transition == "exit" {
+            latencies.append(event.confirmedAt.timeIntervalSince(event.date))
+        }
         events += output.placeEvents.count
         actions += output.actions.count
         commutes += output.commutes.count
@@ -119,6 +126,16 @@ struct ReplaySummary: CustomStringConvertible {
         let dropText = drops.isEmpty ? "" : " (" + drops.joined(separator: ", ") + ")"
         return "replayed: \(events) events, \(actions) actions, \(commutes) commutes; "
             + "\(dropped.values.reduce(0, +)) fixes dropped by the filter\(dropText), \(errors) unreadable lines, "
-            + "\(ignored) records that move nothing"
+            + "\(ignored) records that move nothing; " + latencyText
+    }
+
+    /// The price of the hysteresis: median and worst time from a crossing to its confirmation.
+    var latencyText: String {
+        guard !latencies.isEmpty else { return "no crossings to confirm" }
+        let sorted = latencies.sorted()
+        let middle = sorted.count / 2
+        let median = sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+        return "confirmation latency median \(Duration.text(median.rounded())), "
+            + "worst \(Duration.text((sorted.last ?? 0).rounded())) over \(sorted.count) crossings"
     }
 }

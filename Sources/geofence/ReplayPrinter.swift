@@ -17,6 +17,12 @@ struct ReplayPrinter: Sendable {
         write(pad("time (\(timeZone.identifier))", 19) + "  " + pad("device", 9) + "  what")
     }
 
+    /// Ends a table with a summary line (the confirmation latency); NDJSON gets none.
+    func footer(_ text: String) {
+        guard table else { return }
+        write(text)
+    }
+
     func print(_ result: PipelineOutput) {
         guard !result.isEmpty else { return }
         var lines: [String] = []

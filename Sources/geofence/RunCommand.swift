@@ -11,7 +11,8 @@ enum RunCommand {
 
           --input PATH|-         a file (or - for standard input) to read fixes from; repeatable
           --follow               follow files like tail -F: wait for new lines, survive rotation
-          --format FORMAT        auto (default), ndjson, owntracks, rec, gpx or csv
+          --format FORMAT        auto (default), ndjson, owntracks, rec or csv (a GPX document
+                                 is not a stream of lines: replay reads it)
           --time-zone ZONE       the zone of input times written without one (default UTC)
           --state DIR            the state directory (default $XDG_STATE_HOME/geofence or
                                  ~/.local/state/geofence)
@@ -63,7 +64,15 @@ enum RunCommand {
             switch argument {
             case "--input", "-i": inputPaths.append(try ArgumentText.value(after: argument, in: &rest))
             case "--follow", "-f": follow = true
-            case "--format": format = try ArgumentText.format(after: argument, in: &rest)
+            case "--format":
+                format = try ArgumentText.format(after: argument, in: &rest)
+                // A GPX document is read whole and sorted by time; run follows lines as they come.
+                guard format != .gpx else {
+                    throw CommandError(
+                        message:
+                            "run reads line formats (ndjson, owntracks, rec, csv); a GPX document is read by replay",
+                        status: 2)
+                }
             case "--time-zone": timeZone = try ArgumentText.timeZone(after: argument, in: &rest)
             case "--state": state = try ArgumentText.value(after: argument, in: &rest)
             case "--pause-after":

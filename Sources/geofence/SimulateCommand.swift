@@ -7,6 +7,10 @@ enum SimulateCommand {
     static let usage = """
         usage: geofence simulate day [--interval DURATION] [--seed N] [--noise METRES]
                                      [--outliers HH:MM,HH:MM,...] [--date YYYY-MM-DD]
+                                     [--every-meters M --keep-alive DURATION]
+
+        --every-meters and --keep-alive thin the day as a distance-triggered tracker sends it:
+        of the fixes every --interval, only one M metres from the last sent, or DURATION after it.
         """
 
     static func run(_ arguments: [String]) throws {
@@ -21,6 +25,8 @@ enum SimulateCommand {
         var interval = 60.0, noise = 20.0, seed: UInt64 = 1
         var outliers: [SyntheticDay.ClockTime] = []
         var date = (year: 2026, month: 3, day: 3)
+        var everyMeters: Double?
+        var keepAlive: Double?
         while let argument = rest.popFirst() {
             switch argument {
             case "--interval":
@@ -53,6 +59,16 @@ enum SimulateCommand {
                     throw CommandError(message: "--date wants YYYY-MM-DD, not '\(text)'", status: 2)
                 }
                 date = (parts[0], parts[1], parts[2])
+            case "--every-meters":
+                let meters = try ArgumentText.number(
+                    ArgumentText.value(after: argument, in: &rest), for: argument)
+                guard meters > 0 else {
+                    throw CommandError(message: "--every-meters must be positive", status: 2)
+                }
+                everyMeters = meters
+            case "--keep-alive":
+                keepAlive = try ArgumentText.seconds(
+                    ArgumentText.value(after: argument, in: &rest), for: argument)
             case "-h", "--help":
                 print(usage)
                 return
@@ -63,8 +79,13 @@ enum SimulateCommand {
         let day = SyntheticDay(
             year: date.year, month: date.month, day: date.day, intervalSeconds: interval, noiseMeters: noise,
             outliers: outliers, seed: seed)
+        let fixes =
+            everyMeters != nil || keepAlive != nil
+            ? day.distanceTriggeredFixes(
+                everyMeters: everyMeters ?? .infinity, keepAliveSeconds: keepAlive ?? .infinity)
+            : day.fixes()
         var text = ""
-        for fix in day.fixes() {
+        for fix in fixes {
             text += line(fix, timeZone: day.timeZone)
             text += "\n"
         }

@@ -76,9 +76,11 @@ enum StaysCommand {
             output.write(Data((lines.joined(separator: "\n") + "\n").utf8))
         }
         if options.table { output.write(Data((table.header + "\n").utf8)) }
-        try RecordReader(path: path).read(
+        let reader = RecordReader(path: path)
+        try reader.read(
             record: { if let fix = $0.fix { emit(detector.ingest(fix)) } },
-            error: { FileHandle.standardError.write(Data("geofence: \($0)\n".utf8)) })
+            error: { FileHandle.standardError.write(Data("geofence: \($0)\n".utf8)) },
+            note: { FileHandle.standardError.write(Data("geofence: \(reader.source): \($0)\n".utf8)) })
         emit(detector.finish())
     }
 

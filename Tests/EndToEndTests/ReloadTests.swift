@@ -78,3 +78,31 @@ extension EndToEnd {
         #expect(failure?.message.contains("unknown place \"gyn\"") == true)
     }
 }
+
+extension EndToEnd {
+    /// A SIGHUP reload of a rules file nested 40,000 deep (80 KB), which once overflowed the stack
+    /// and killed the run, is refused with a diagnostic; the run goes on with the old rules and
+    /// stops cleanly.
+    @Test func reloadingRulesNestedFortyThousandDeepKeepsTheRunGoing() throws {
+        let scratch = try Scratch("reload-deep")
+        try scratch.write("rules.yaml", "timezone: Europe/London\n" + DayFixtures.places + "\nrules: []\n")
+        try scratch.write("fixes.ndjson", "")
+        let run = try GeofenceProcess(
+            ["run", "rules.yaml", "--input", "fixes.ndjson", "--follow", "--state", scratch.file("state")],
+            in: scratch.path, name: "run")
+        try waitUntil("the input to open\n\(run.stderr)") {
+            run.stderr.contains("input fixes.ndjson: opened")
+        }
+        let depth = 40_000
+        try scratch.write(
+            "rules.yaml", String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + "\n")
+        run.send(SIGHUP)
+        try waitUntil("the failed reload in the log\n\(run.stderr)") {
+            run.stderr.contains("the new rules were not loaded; the old rules keep running")
+        }
+        #expect(run.stderr.contains("nesting deeper than 64 levels"), "stderr:\n\(run.stderr)")
+        run.send(SIGTERM)
+        let ended = try run.waitForExit()
+        #expect(!ended.signaled && ended.status == 0, "stderr:\n\(run.stderr)")
+    }
+}

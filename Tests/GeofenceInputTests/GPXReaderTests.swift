@@ -10,12 +10,16 @@ struct GPXFileCase: Sendable, CustomTestStringConvertible {
     let file: String
     let fixes: Int
     let skipped: Int
+    /// Points refused because their time is outside the plausible range (`TimeBounds`).
+    var implausibleTimes = 0
     var testDescription: String { file }
 }
 
 @Suite struct GPXReaderTests {
     static let files: [GPXFileCase] = [
-        GPXFileCase(file: "Mojstrovka.gpx", fixes: 184, skipped: 0),
+        // Every track point is dated 1901-12-13T20:45:52Z, the smallest 32-bit Unix time: a clock
+        // that was never set. Times before 2000 are refused where they enter (issue 10).
+        GPXFileCase(file: "Mojstrovka.gpx", fixes: 0, skipped: 0, implausibleTimes: 184),
         GPXFileCase(file: "around-visnjan-with-car.gpx", fixes: 104, skipped: 0),
         GPXFileCase(file: "cerknicko-jezero.gpx", fixes: 297, skipped: 6),
         GPXFileCase(file: "gpx1.1_with_all_fields.gpx", fixes: 3, skipped: 5),
@@ -31,8 +35,10 @@ struct GPXFileCase: Sendable, CustomTestStringConvertible {
         let url = try dataURL("gpx/" + file.file)
         let batch = GPXReader.read(data: try Data(contentsOf: url), source: file.file)
         #expect(batch.records.compactMap(\.fix).count == file.fixes)
-        // Every skip is a point without a time, reported as ignored, never an error.
-        #expect(batch.errors.isEmpty)
+        // Every skip is a point without a time, reported as ignored, never an error; the only
+        // errors are times outside the plausible range.
+        #expect(batch.errors.count == file.implausibleTimes)
+        #expect(batch.errors.allSatisfy { $0.field == "time" && $0.message.contains("before 2000-01-01") })
         let ignored = batch.records.compactMap { record -> String? in
             if case .ignored(_, let reason) = record { return reason }
             return nil

@@ -14,6 +14,36 @@ import Testing
                     timestamp: unix(1_700_000_000), coordinate: at(52.52, 13.405), horizontalAccuracy: 15,
                     altitude: 34, verticalAccuracy: 4, speed: 10, course: 180, deviceId: "jane/phone",
                     label: "jj"))),
+        // The tracker's signals (issue 9): iOS move mode promises a fix per 100 m moved, a "v"
+        // location is an iOS visit (a stay); significant mode promises 500 m, "p" is a ping.
+        GoodLine(
+            #"{"_type":"location","lat":52.52,"lon":13.405,"tst":1700000000,"tid":"jj","m":2,"t":"v"}"#,
+            .fix(
+                Fix(
+                    timestamp: unix(1_700_000_000), coordinate: at(52.52, 13.405), deviceId: "jj",
+                    label: "jj",
+                    silentWithinMeters: 100, trigger: .stay))),
+        GoodLine(
+            #"{"_type":"location","lat":52.52,"lon":13.405,"tst":1700000000,"tid":"jj","m":1,"t":"p"}"#,
+            .fix(
+                Fix(
+                    timestamp: unix(1_700_000_000), coordinate: at(52.52, 13.405), deviceId: "jj",
+                    label: "jj",
+                    silentWithinMeters: 500, trigger: .timer))),
+        // Quiet and manual modes promise nothing; a malformed signal is a lost hint, not a lost fix.
+        GoodLine(
+            #"{"_type":"location","lat":52.52,"lon":13.405,"tst":1700000000,"tid":"jj","m":-1,"t":"c"}"#,
+            .fix(
+                Fix(
+                    timestamp: unix(1_700_000_000), coordinate: at(52.52, 13.405), deviceId: "jj",
+                    label: "jj",
+                    trigger: .region))),
+        GoodLine(
+            #"{"_type":"location","lat":52.52,"lon":13.405,"tst":1700000000,"tid":"jj","m":"fast","t":7}"#,
+            .fix(
+                Fix(
+                    timestamp: unix(1_700_000_000), coordinate: at(52.52, 13.405), deviceId: "jj", label: "jj"
+                ))),
         // Without a topic, tid stands in for the device.
         GoodLine(
             #"{"_type":"location","lat":52.52,"lon":13.405,"tst":1700000000,"tid":"jj","acc":0}"#,

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+import struct GeofenceInput.InputLine
+
 @testable import GeofenceRuntime
 
 /// What a follower said, in order: lines by their text, events by name.

@@ -4,6 +4,14 @@ import Testing
 @testable import GeofenceRuntime
 
 /// Whether a process is still running (a zombie waiting for its parent counts as gone).
+/// Kills `pid` and the process group it leads or belongs to (never the test's own group), so that
+/// a background subshell's children (`(sleep 1000; ...) &`) do not outlive the test.
+func killWithGroup(_ pid: Int32) {
+    let group = getpgid(pid)
+    if group > 0, group != getpgrp() { killpg(group, SIGKILL) }
+    kill(pid, SIGKILL)
+}
+
 func isRunning(_ pid: Int32) -> Bool {
     guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
     // The state follows the command name, which is in parentheses and may itself contain spaces.
@@ -93,8 +101,8 @@ func readPID(_ path: String) -> Int32? {
         #expect(result.timedOut)
         #expect(result.termination == .signaled(SIGTERM))
         let child = try #require(readPID(pidFile))
+        defer { killWithGroup(child) }
         #expect(isRunning(child), "the escaped child still holds the pipe, and the runner came back anyway")
-        kill(child, SIGKILL)
     }
 
     @Test func aProgramHeldOpenForWritingIsReportedAsBusyAfterRetrying() async throws {
@@ -154,9 +162,9 @@ func readPID(_ path: String) -> Int32? {
         #expect(!result.timedOut)
         #expect(result.standardOutput.text == "early\n")
         let child = try #require(readPID(pidFile))
+        defer { killWithGroup(child) }
         // The runner came back while the child still ran and held the pipe: it did not wait for it.
         #expect(isRunning(child))
-        kill(child, SIGKILL)
     }
 
     @Test func theHookReadsItsStandardInputAndEnvironment() async throws {

@@ -99,7 +99,9 @@ func eventually(guardSeconds: Double = 20, _ condition: () -> Bool) async -> Boo
         for index in 0..<6 {
             // Returns at once although both slots will be taken by hooks that wait for the gate.
             runner.submit(
-                Hook(id: "h\(index)", arguments: [script, directory.path, "h\(index)"], timeoutSeconds: 60))
+                // A timeout far beyond the test's own time, even under a sanitizer on a busy machine:
+                // the gate, not the timeout, ends these hooks.
+                Hook(id: "h\(index)", arguments: [script, directory.path, "h\(index)"], timeoutSeconds: 600))
         }
         #expect(await eventually { entries("started").count >= 2 })
         #expect(runner.runningCount == 2)
@@ -127,12 +129,17 @@ func eventually(guardSeconds: Double = 20, _ condition: () -> Bool) async -> Boo
 
     @Test func aHangingHookDoesNotHoldUpTheOthers() async throws {
         let runner = HookRunner(configuration: HookRunner.Configuration(maxConcurrent: 2, graceSeconds: 0.2))
-        runner.submit(Hook(id: "hang", arguments: ["sleep", "1000"], timeoutSeconds: 30))
+        // Its timeout is far beyond the test's own time even under a sanitizer; abandon() ends it.
+        runner.submit(Hook(id: "hang", arguments: ["sleep", "1000"], timeoutSeconds: 600))
         for index in 0..<3 { runner.submit(Hook(id: "quick\(index)", arguments: ["true"])) }
         // The three quick ones finish through the one free slot while the other hangs.
         let completions = await collect(3, from: runner)
         #expect(completions.map(\.hook.id) == ["quick0", "quick1", "quick2"])
         #expect(runner.runningCount == 1)
+        // Stop the hanging one with its group and wait for it, so no `sleep 1000` outlives the test.
+        runner.abandon()
+        let stopped = await collect(1, from: runner)
+        #expect(stopped.map(\.hook.id) == ["hang"])
     }
 
     @Test func finishEndsTheCompletionsOnceTheQueueIsEmptyAndRefusesMore() async throws {

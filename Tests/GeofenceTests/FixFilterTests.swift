@@ -53,6 +53,13 @@ import Testing
             name: "fix 299 s old on arrival kept", fix: Map.fix(0, 0, 0), arrivedAt: Map.date(299),
             expected: nil),
         Case(name: "old fix in replay kept", fix: Map.fix(-86_400, 0, 0), arrivedAt: nil, expected: nil),
+        Case(
+            name: "fix three days after the last in history held", earlier: anchor,
+            fix: Map.fix(3 * 86_400, 0, 0),
+            expected: .tooFarAhead),
+        Case(
+            name: "fix a day after the last in history kept", earlier: anchor, fix: Map.fix(86_400, 0, 0),
+            expected: nil),
     ]
 
     @Test(arguments: cases)

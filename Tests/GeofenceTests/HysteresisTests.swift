@@ -106,18 +106,76 @@ import Testing
         #expect(events[0].confirmedAt > events[0].date)
     }
 
-    @Test func aGapDoesNotConfirmAChangeByItself() throws {
+    // Issue 9 reversed the old rule that evidence did not carry over a gap: silence is not a
+    // change, so evidence from before a pause still counts after it.
+    @Test func evidenceFromBeforeAGapCountsAfterIt() throws {
         var e = engine(assuming: .satisfied)
-        var fixes = [Map.fix(0, 0, 0), Map.fix(60, 1000, 0)]
-        // Two hours without fixes, then one more outside: three outside fixes in all, but the
-        // first does not carry over the gap.
-        fixes.append(Map.fix(7260, 1000, 0))
-        fixes.append(Map.fix(7320, 1000, 0))
-        #expect(e.ingest(fixes).isEmpty)
-        let events = e.ingest(Map.fix(7380, 1000, 0))
+        // One outside fix, two hours of silence: nothing is confirmed by the silence.
+        #expect(e.ingest([Map.fix(0, 0, 0), Map.fix(60, 1000, 0)]).isEmpty)
+        // The next outside fix, two hours later, agrees: two evidence fixes far apart confirm.
+        let events = e.ingest(Map.fix(7260, 1000, 0))
         try #require(events.count == 1)
-        // Nothing is interpolated across the gap: the crossing is dated by the first fix after it.
-        #expect(events[0].date == Map.date(7260))
+        #expect(events[0].state == .unsatisfied)
+        #expect(events[0].confirmedAt == Map.date(7260))
+        // Dated between the last inside fix and the first outside one, not after the gap.
+        #expect(events[0].date > Map.date(0) && events[0].date < Map.date(60))
+    }
+
+    @Test func aCrossingAfterALongGapIsDatedByTheFirstFixAfterIt() throws {
+        var e = engine(assuming: .satisfied)
+        #expect(e.ingest([Map.fix(0, 0, 0), Map.fix(7200, 1000, 0)]).isEmpty)
+        let events = e.ingest(Map.fix(7500, 1000, 0))
+        try #require(events.count == 1)
+        // Two hours exceed maxGapSeconds: nothing is interpolated across them.
+        #expect(events[0].date == Map.date(7200))
+    }
+
+    @Test func aContradictingFixBreaksEvidenceGatheredBeforeAGap() {
+        var e = engine(assuming: .satisfied)
+        let fixes = [Map.fix(0, 0, 0), Map.fix(900, 1000, 0), Map.fix(1800, 0, 0), Map.fix(2700, 1000, 0)]
+        #expect(e.ingest(fixes).isEmpty)
+        #expect(e.record(for: "c")?.state == .satisfied)
+    }
+
+    @Test(arguments: [
+        // (seconds between two evidence fixes, confirmed)
+        (60.0, false), (120, false), (179, false), (180, true), (900, true), (1800, true),
+    ])
+    func twoEvidenceFixesConfirmOnlyWhenFarEnoughApart(seconds: Double, confirmed: Bool) {
+        var e = engine(assuming: .satisfied)
+        _ = e.ingest(Map.fix(0, 0, 0))
+        let events = e.ingest([Map.fix(1000, 1000, 0), Map.fix(1000 + seconds, 1000, 0)])
+        #expect(events.count == (confirmed ? 1 : 0))
+    }
+
+    @Test func aSingleEvidenceFixFollowedBySilenceNeverConfirms() {
+        var e = engine(assuming: .satisfied)
+        #expect(e.ingest([Map.fix(0, 0, 0), Map.fix(60, 1000, 0)]).isEmpty)
+        #expect(e.record(for: "c")?.state == .satisfied)
+    }
+
+    @Test func twoFixesInTheBandDoNotCountAsTwoEvidenceFixes() {
+        var e = engine(assuming: .satisfied)
+        // Evidence at 60 s, then fixes just outside the edge (in the band): one evidence fix only.
+        let fixes = [Map.fix(0, 0, 0), Map.fix(60, 1000, 0), Map.fix(600, 205, 0), Map.fix(1200, 205, 0)]
+        #expect(e.ingest(fixes).isEmpty)
+    }
+
+    @Test func sparseFixesGiveAFirstDetermination() throws {
+        var e = engine()
+        let events = e.ingest([Map.fix(0, 0, 0), Map.fix(900, 0, 0)])
+        try #require(events.count == 1)
+        #expect(events[0].isFirstDetermination)
+        #expect(events[0].date == Map.date(0))
+    }
+
+    @Test func aStateSavedBeforeTheSpanRuleStillDecodes() throws {
+        var json =
+            try JSONSerialization.jsonObject(with: JSONEncoder().encode(Hysteresis.default)) as? [String: Any]
+        json?.removeValue(forKey: "confirmationSpanSeconds")
+        let data = try JSONSerialization.data(withJSONObject: try #require(json))
+        let decoded = try JSONDecoder().decode(Hysteresis.self, from: data)
+        #expect(decoded == Hysteresis.default)
     }
 
     @Test func aLongGapInsideChangesNothing() {

@@ -130,4 +130,12 @@ struct StaysCommandTests {
         #expect(result.status == 2)
         #expect(result.stderr.hasPrefix("geofence: "))
     }
+
+    /// `run` follows lines; a GPX document is read whole by `replay`, so `run --format gpx` is
+    /// refused at once instead of warning about every line of the document.
+    @Test func runRefusesGPXAndNamesReplay() throws {
+        let result = try runGeofence(["run", "rules.yaml", "--input", "track.gpx", "--format", "gpx"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("a GPX document is read by replay"))
+    }
 }

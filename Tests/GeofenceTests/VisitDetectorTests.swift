@@ -181,7 +181,7 @@ import Testing
         #expect(detector.configuration.radiusMeters == 200)
         #expect(detector.configuration.minimumStaySeconds == 0)
         #expect(detector.configuration.maxStrays == 0)
-        #expect(detector.configuration.maxGapSeconds == 1800)
+        #expect(detector.configuration.maxGapSeconds == VisitDetector.Configuration().maxGapSeconds)
         #expect(detector.configuration.accuracyLimitMeters == 0)
     }
 

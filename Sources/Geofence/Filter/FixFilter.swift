@@ -15,9 +15,23 @@ import Foundation
 /// | ``Reason/inaccurate`` | its horizontal accuracy is worse than ``Configuration/maxAccuracyMeters`` | 100 m |
 /// | ``Reason/fromTheFuture`` | live only: it is dated later than its arrival plus ``Configuration/futureToleranceSeconds`` | 60 s |
 /// | ``Reason/expired`` | live only: it was older than ``Configuration/expirationSeconds`` when it arrived | 300 s |
+/// | ``Reason/tooFarAhead`` | history only: it is dated more than ``Configuration/maxForwardJumpSeconds`` after the last accepted fix | 2 days |
 /// | ``Reason/duplicate`` | it equals the last accepted fix in every field | |
 /// | ``Reason/notNewer`` | it is not newer than the last accepted fix | |
 /// | ``Reason/tooFast`` | reaching it from the last accepted fix needs more than ``Configuration/maxSpeedMetersPerSecond`` | 69.4 m/s (250 km/h) |
+///
+/// Times are bounded where they enter: readers refuse times before 2000 or after 2100
+/// (GeofenceInput's `TimeBounds`), and this filter refuses a fix dated far ahead of the fixes
+/// before it, against the clock when live (``Reason/fromTheFuture``) and against the last
+/// accepted fix in history (``Reason/tooFarAhead``). Without that, one fix dated 2090 (a broken
+/// clock, microseconds read as milliseconds) would become the last accepted fix and every honest
+/// fix after it would be dropped as ``Reason/notNewer``.
+///
+/// Re-anchoring is one rule for both kinds of disagreement: when ``Configuration/reanchorAfterFixes``
+/// consecutive fixes are dropped as ``Reason/tooFast`` or ``Reason/tooFarAhead`` and each is
+/// plausible from the one before it, the last accepted fix (not they) is taken to be wrong and the
+/// newest of them is accepted. So a tracker silent for a month loses the first two fixes after the
+/// gap and goes on, while a lone fix far ahead is dropped and never blocks the rest.
 ///
 /// A fix without an accuracy is not dropped as inaccurate: an unknown accuracy is not a bad one
 /// (GPX and many CSV exports carry none).
@@ -63,19 +77,50 @@ public struct FixFilter: Codable, Sendable {
         /// speed limit needs to cover the distance: four hours for a fix 1,000 km off. Three fixes
         /// agreeing with each other is the same evidence the monitor asks before it moves a state.
         public var reanchorAfterFixes: Int
+        /// In history, fixes dated more than this after the last accepted fix are held back as
+        /// ``Reason/tooFarAhead`` until re-anchoring confirms them.
+        ///
+        /// Default 2 days: a phone switched off for a weekend costs two fixes (see
+        /// ``reanchorAfterFixes``), while a fix from a clock years or days ahead is never accepted
+        /// on its own. Live input is judged against the clock instead
+        /// (``futureToleranceSeconds``).
+        public var maxForwardJumpSeconds: Double
 
         /// Makes a configuration; every argument has the default documented on its property.
         public init(
             maxAccuracyMeters: Double = 100, maxSpeedMetersPerSecond: Double = 250 / 3.6,
             expirationSeconds: Double = 300, futureToleranceSeconds: Double = 60,
-            nullIslandToleranceDegrees: Double = 1e-5, reanchorAfterFixes: Int = 3
+            nullIslandToleranceDegrees: Double = 1e-5, reanchorAfterFixes: Int = 3,
+            maxForwardJumpSeconds: Double = 2 * 86_400
         ) {
+            self.maxForwardJumpSeconds = maxForwardJumpSeconds
             self.reanchorAfterFixes = max(1, reanchorAfterFixes)
             self.maxAccuracyMeters = maxAccuracyMeters
             self.maxSpeedMetersPerSecond = maxSpeedMetersPerSecond
             self.expirationSeconds = expirationSeconds
             self.futureToleranceSeconds = futureToleranceSeconds
             self.nullIslandToleranceDegrees = nullIslandToleranceDegrees
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case maxAccuracyMeters, maxSpeedMetersPerSecond, expirationSeconds, futureToleranceSeconds
+            case nullIslandToleranceDegrees, reanchorAfterFixes, maxForwardJumpSeconds
+        }
+
+        /// Decodes a configuration; a state saved before ``maxForwardJumpSeconds`` existed gets its
+        /// default.
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            let defaults = Configuration()
+            self.init(
+                maxAccuracyMeters: try c.decode(Double.self, forKey: .maxAccuracyMeters),
+                maxSpeedMetersPerSecond: try c.decode(Double.self, forKey: .maxSpeedMetersPerSecond),
+                expirationSeconds: try c.decode(Double.self, forKey: .expirationSeconds),
+                futureToleranceSeconds: try c.decode(Double.self, forKey: .futureToleranceSeconds),
+                nullIslandToleranceDegrees: try c.decode(Double.self, forKey: .nullIslandToleranceDegrees),
+                reanchorAfterFixes: try c.decode(Int.self, forKey: .reanchorAfterFixes),
+                maxForwardJumpSeconds: try c.decodeIfPresent(Double.self, forKey: .maxForwardJumpSeconds)
+                    ?? defaults.maxForwardJumpSeconds)
         }
     }
 
@@ -97,6 +142,8 @@ public struct FixFilter: Codable, Sendable {
         case fromTheFuture
         /// The fix was already stale when it arrived (live only).
         case expired
+        /// The fix is dated too far after the last accepted fix (history only).
+        case tooFarAhead
     }
 
     /// The limits in force.
@@ -129,7 +176,7 @@ public struct FixFilter: Codable, Sendable {
     /// future rules do not apply. This is the only place the wall clock enters the engine.
     public mutating func evaluate(_ fix: Fix, arrivedAt: Date?) -> Reason? {
         if let reason = reason(for: fix, arrivedAt: arrivedAt) {
-            if reason == .tooFast {
+            if reason == .tooFast || reason == .tooFarAhead {
                 if let previous = jumpRun.last, FixFilter.plausible(from: previous, to: fix, configuration) {
                     jumpRun.append(fix)
                 } else {
@@ -193,6 +240,9 @@ public struct FixFilter: Codable, Sendable {
         guard let last = lastAccepted else { return nil }
         if fix == last { return .duplicate }
         if fix.timestamp <= last.timestamp { return .notNewer }
+        if arrivedAt == nil, fix.timestamp.timeIntervalSince(last.timestamp) > c.maxForwardJumpSeconds {
+            return .tooFarAhead
+        }
         if !FixFilter.plausible(from: last, to: fix, c) { return .tooFast }
         return nil
     }

@@ -26,12 +26,35 @@ public struct Fix: Hashable, Sendable, Codable {
     public var deviceId: String?
     /// A free-form label from the tracker (OwnTracks `tid`, a logger's tag).
     public var label: String?
+    /// How far the device can move from here without the tracker sending another fix, in metres;
+    /// `nil` when the tracker's silence promises nothing (a timer, most loggers).
+    ///
+    /// A distance-triggered tracker reports once the device has moved this far, so its silence is
+    /// evidence that the device stayed within it: OwnTracks on iOS in move mode (`m: 2`) reports
+    /// every 100 m, in significant-changes mode (`m: 1`) after 500 m.
+    public var silentWithinMeters: Double?
+    /// Why the tracker sent this fix, when it says; `nil` when it does not.
+    public var trigger: Trigger?
+
+    /// Why a tracker sent a fix, as OwnTracks' `t` says it.
+    public enum Trigger: String, Codable, Sendable, Hashable {
+        /// The tracker judged the device to be staying here (OwnTracks `t: "v"`, an iOS visit):
+        /// strong evidence, confirming on its own.
+        case stay
+        /// The tracker crossed one of its own regions (OwnTracks `t: "c"` or `"b"`).
+        case region
+        /// A timer or a ping (OwnTracks `t: "t"` or `"p"`).
+        case timer
+        /// The user or a remote request asked for it (OwnTracks `t: "u"` or `"r"`).
+        case request
+    }
 
     /// Makes a fix. Negative accuracies (Core Location's "invalid") become `nil`.
     public init(
         timestamp: Date, coordinate: Coordinate, horizontalAccuracy: Double? = nil,
         altitude: Double? = nil, verticalAccuracy: Double? = nil, speed: Double? = nil,
-        course: Double? = nil, floor: Int? = nil, deviceId: String? = nil, label: String? = nil
+        course: Double? = nil, floor: Int? = nil, deviceId: String? = nil, label: String? = nil,
+        silentWithinMeters: Double? = nil, trigger: Trigger? = nil
     ) {
         self.timestamp = timestamp
         self.coordinate = coordinate
@@ -43,6 +66,8 @@ public struct Fix: Hashable, Sendable, Codable {
         self.floor = floor
         self.deviceId = deviceId
         self.label = label
+        self.silentWithinMeters = Fix.known(silentWithinMeters)
+        self.trigger = trigger
     }
 
     /// Core Location marks unknown accuracies, speeds and courses with negative numbers.

@@ -14,8 +14,16 @@ struct ConditionTracker: Codable, Sendable {
         var firstEvidence: Date
         /// How many evidence fixes the run holds.
         var count: Int
+        /// The time of the latest evidence fix of the run; `nil` in states saved before it was
+        /// kept, where it is taken as the first.
+        var lastEvidence: Date?
         /// The estimated real crossing, fixed when the run starts.
         var crossing: CrossingEstimate
+        /// When the run confirms on the clock alone: set while the latest fix of the run came from
+        /// a tracker whose silence says the device stays within reach of the new side.
+        var silentDeadline: Date?
+        /// The latest fix of the run, reported with a change confirmed on the clock.
+        var latestFix: Fix?
     }
 
     /// When the fixes' positions crossed the boundary, and the fix time it was found after.
@@ -126,20 +134,28 @@ struct ConditionTracker: Codable, Sendable {
             reportDwellIfDue(reachedBy: t, confirmedAt: t, distance: d, fix: fix, visit: nil, into: &sink)
             return
         }
-        if !continuous { pending = nil }
+        // Silence is not evidence: a pause keeps the run; only a fix on the old side ends it.
         if let run = pending, run.side != side { pending = nil }
         if pending == nil, let evidence, evidence != state.side {
             // A first determination has no old side to cross from: it is dated by its first
             // evidence fix. A change is dated by when the positions crossed the boundary.
             let now = CrossingEstimate(date: t, after: t)
             let crossing = state == .unknown ? now : (lastSideChange ?? now)
-            pending = Pending(side: evidence, firstEvidence: t, count: 0, crossing: crossing)
+            pending = Pending(
+                side: evidence, firstEvidence: t, count: 0, lastEvidence: nil, crossing: crossing)
         }
         if var run = pending {
-            if evidence == run.side { run.count += 1 }
-            if run.count >= max(1, h.confirmationFixes),
-                t.timeIntervalSince(run.firstEvidence) >= h.confirmationSeconds
-            {
+            if evidence == run.side {
+                run.count += 1
+                run.lastEvidence = t
+            }
+            run.latestFix = fix
+            run.silentDeadline =
+                silenceHolds(fix, distance: d, accuracy: accuracy, side: run.side)
+                ? (run.silentDeadline
+                    ?? t.addingTimeInterval(max(h.confirmationSeconds, h.silenceConfirmationSeconds)))
+                : nil
+            if h.confirms(run, at: t) || (fix.trigger == .stay && evidence == run.side) {
                 transition(
                     to: run.side == .inside ? .satisfied : .unsatisfied, date: run.crossing.date,
                     confirmedAt: t,
@@ -149,6 +165,43 @@ struct ConditionTracker: Codable, Sendable {
             }
         }
         reportDwellIfDue(reachedBy: t, confirmedAt: t, distance: d, fix: fix, visit: nil, into: &sink)
+    }
+
+    /// Whether the tracker's promise for `fix` (another fix before the device moves farther than
+    /// ``Fix/silentWithinMeters``) keeps it on `side` with evidence to spare while it is silent.
+    private func silenceHolds(_ fix: Fix, distance d: Double, accuracy: Double, side: Hysteresis.Side) -> Bool
+    {
+        guard let reach = fix.silentWithinMeters else { return false }
+        let worst = side == .inside ? d + reach : d - reach
+        return hysteresis.evidence(signedDistance: worst, accuracy: accuracy) == side
+    }
+
+    /// Confirms, at its deadline, a change whose tracker has stayed silent long enough since a fix
+    /// that its silence keeps on the new side; `date` is the engine's clock.
+    mutating func advance(to date: Date, into sink: inout EventSink) {
+        guard let run = pending, let deadline = run.silentDeadline, deadline <= date, !heldByVisit else {
+            return
+        }
+        let fix = run.latestFix
+        transition(
+            to: run.side == .inside ? .satisfied : .unsatisfied, date: run.crossing.date,
+            confirmedAt: deadline,
+            distance: fix.map { condition.signedDistance(to: $0.coordinate) } ?? .nan, fix: fix, visit: nil,
+            into: &sink, orderKey: run.crossing.after)
+    }
+
+    /// Takes the tracker's own decision that the device is inside (or outside) this condition: a
+    /// region transition or region list naming it. It is strong evidence and confirms at once.
+    mutating func observeClaim(inside: Bool, at date: Date, into sink: inout EventSink) {
+        guard !heldByVisit || !inside else { return }
+        if let last = lastEvent?.date, date < last { return }
+        let newState: ConditionState = inside ? .satisfied : .unsatisfied
+        guard state != newState else {
+            pending = nil
+            return
+        }
+        transition(
+            to: newState, date: date, confirmedAt: date, distance: .nan, fix: nil, visit: nil, into: &sink)
     }
 
     /// The time the signed distance crosses zero, interpolated linearly between two fixes on
@@ -229,7 +282,8 @@ struct ConditionTracker: Codable, Sendable {
         if let last = lastEvent?.date, date < last { date = last }
         let event = Event(
             identifier: identifier, state: newState, kind: .transition, date: date, confirmedAt: confirmedAt,
-            signedDistanceMeters: distance, fix: fix, visit: visit, previousState: state)
+            signedDistanceMeters: distance.isFinite ? distance : nil, fix: fix, visit: visit,
+            previousState: state)
         state = newState
         lastEvent = event
         pending = nil
@@ -301,6 +355,20 @@ struct ConditionTracker: Codable, Sendable {
         try c.encodeIfPresent(dwellStart, forKey: .dwellStart)
         try c.encode(dwellReported, forKey: .dwellReported)
         try c.encode(heldByVisit, forKey: .heldByVisit)
+    }
+}
+
+extension Hysteresis {
+    /// Whether a run of evidence confirms its change at `t`: enough fixes over enough time (dense
+    /// trackers), or two evidence fixes far enough apart (sparse ones).
+    func confirms(_ run: ConditionTracker.Pending, at t: Date) -> Bool {
+        if run.count >= max(1, confirmationFixes),
+            t.timeIntervalSince(run.firstEvidence) >= confirmationSeconds
+        {
+            return true
+        }
+        let span = (run.lastEvidence ?? run.firstEvidence).timeIntervalSince(run.firstEvidence)
+        return run.count >= 2 && span >= max(confirmationSeconds, confirmationSpanSeconds)
     }
 }
 

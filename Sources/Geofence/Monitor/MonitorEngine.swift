@@ -160,6 +160,13 @@ public struct MonitorEngine: Codable, Sendable {
     public mutating func ingest(_ fix: Fix, arrivedAt: Date?, into events: inout [Event]) -> FixFilter.Reason?
     {
         if let reason = filter.evaluate(fix, arrivedAt: arrivedAt) { return reason }
+        // What the clock confirmed before this fix came is confirmed first, at its own deadline,
+        // exactly as a live tick would have: replay and live give the same events.
+        var clock = EventSink()
+        for index in trackers.indices where trackers[index].evaluated {
+            trackers[index].advance(to: fix.timestamp, into: &clock)
+        }
+        clock.appendInOrder(to: &events)
         var sink = EventSink()
         for index in trackers.indices where trackers[index].evaluated {
             trackers[index].observe(fix, previous: previous, into: &sink)
@@ -168,6 +175,46 @@ public struct MonitorEngine: Codable, Sendable {
         if let now, now >= fix.timestamp {} else { now = fix.timestamp }
         sink.appendInOrder(to: &events)
         return nil
+    }
+
+    // MARK: The clock
+
+    /// Confirms the changes whose tracker has been silent long enough, as of `date`, and returns
+    /// their events; a live process calls this on a timer (the engine's tick).
+    ///
+    /// Silence confirms only what a tracker promises it means: after a fix whose
+    /// ``Fix/silentWithinMeters`` keeps the device on the new side of a condition even if it moved
+    /// that far, the change is confirmed once the run has lasted
+    /// ``Hysteresis/silenceConfirmationSeconds`` (at least ``Hysteresis/confirmationSeconds``). Each such event is confirmed at that
+    /// deadline, not at `date`, and ``ingest(_:arrivedAt:into:)`` runs the same step before every
+    /// fix, so the events are the same whenever, and whether, the clock was advanced.
+    @discardableResult
+    public mutating func advance(to date: Date) -> [Event] {
+        var sink = EventSink()
+        for index in trackers.indices where trackers[index].evaluated {
+            trackers[index].advance(to: date, into: &sink)
+        }
+        var events: [Event] = []
+        sink.appendInOrder(to: &events)
+        return events
+    }
+
+    /// Applies the tracker's own region decision: `inside` for the condition `identifier` from
+    /// `date` (an OwnTracks `transition` whose `desc` names it). Unknown identifiers are ignored.
+    ///
+    /// The tracker watched its own fixes, often more of them than it sent, so its decision is
+    /// taken as confirmed: the state changes at `date` unless it already is that.
+    @discardableResult
+    public mutating func ingestClaim(identifier: String, inside: Bool, at date: Date) -> [Event] {
+        var sink = EventSink()
+        for index in trackers.indices
+        where trackers[index].evaluated && trackers[index].identifier == identifier {
+            trackers[index].observeClaim(inside: inside, at: date, into: &sink)
+        }
+        if let now, now >= date {} else { now = date }
+        var events: [Event] = []
+        sink.appendInOrder(to: &events)
+        return events
     }
 
     // MARK: Visits

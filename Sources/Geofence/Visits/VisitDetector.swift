@@ -18,9 +18,9 @@ import Foundation
 /// - **Boundaries.** The arrival is the time of the stay's first fix and the departure the time of
 ///   its last fix inside: with a fix every I seconds, either is off the truth by up to about I
 ///   (the first fix at the place comes up to I after the arrival; a commute fix within D of the
-///   place can count as the first), and no better is knowable. A gap between fixes longer than
-///   ``Configuration/maxGapSeconds`` ends the stay at its last fix, so two fixes far apart in time
-///   never make a stay. The arrival is never `nil`: a stay that begins with the first fix of the
+///   place can count as the first), and no better is knowable. A pause between two fixes that
+///   agree on the place does not end a stay (silence is not movement); only a gap longer than
+///   ``Configuration/maxGapSeconds`` (12 hours by default) ends the stay at its last fix. The arrival is never `nil`: a stay that begins with the first fix of the
 ///   input arrives at that fix, since nothing says the person was there before.
 /// - **Streaming.** The opening report comes with the fix that makes the window last T; the closing
 ///   report with the fix that makes leaving certain (the stray that exceeds the tolerance, or the

@@ -21,12 +21,17 @@ extension VisitDetector {
         /// ``minimumStaySeconds``, because fixes that agree for that long could be a stay of their
         /// own somewhere else (a lunch 300 m from work sampled every 20 minutes is two such fixes).
         public var maxStrays: Int = 2
-        /// A gap between fixes longer than this, in seconds, ends the stay at its last fix.
+        /// The longest silence, in seconds, a stay survives when the fixes either side of it agree
+        /// on the place; a longer one ends the stay at its last fix.
         ///
-        /// Without it two fixes hours apart at the same place would make a stay nobody observed.
-        /// 30 minutes is one and a half times the default ``minimumStaySeconds``, so traces sampled
-        /// every 20 minutes still make stays. Use `.infinity` for no limit.
-        public var maxGapSeconds: Double = 1800
+        /// Silence is not movement: a phone indoors loses its fixes for hours, and trackers that
+        /// save battery (OwnTracks' significant mode, a distance filter) send nothing while the
+        /// person is still, so a stay ends when a fix leaves it, not when the fixes pause. Twelve
+        /// hours bridges a night at home; only a silence longer than that, or a fix away, ends a
+        /// stay. The price: someone who leaves and comes back within the silence, leaving no fix
+        /// elsewhere, shows as one stay. Use a short limit (30 minutes was the old default) to
+        /// split stays at every gap.
+        public var maxGapSeconds: Double = 43_200
         /// Fixes whose `horizontalAccuracy` is worse (larger) than this, in metres, are skipped.
         ///
         /// Such a fix cannot tell inside from outside a circle of ``radiusMeters``, so it neither
@@ -38,7 +43,7 @@ extension VisitDetector {
         /// Makes a configuration; every parameter has the documented default.
         public init(
             radiusMeters: Double = 200, minimumStaySeconds: Double = 1200, maxStrays: Int = 2,
-            maxGapSeconds: Double = 1800, accuracyLimitMeters: Double = 200
+            maxGapSeconds: Double = 43_200, accuracyLimitMeters: Double = 200
         ) {
             self.radiusMeters = radiusMeters
             self.minimumStaySeconds = minimumStaySeconds

@@ -130,7 +130,8 @@ public struct CSVReader: Sendable {
         }
         return .fix(
             Fix(
-                timestamp: Date(timeIntervalSince1970: seconds),
+                timestamp: try context.date(
+                    seconds: seconds, text: "\"\(timeCell.text(bytes))\"", field: timeName),
                 coordinate: coordinate,
                 horizontalAccuracy: Units.accuracy(try finiteOrNil(.accuracy)),
                 altitude: try finiteOrNil(.altitude),

@@ -1,10 +1,6 @@
 import Foundation
 import Geofence
 
-#if canImport(FoundationXML)
-    import FoundationXML
-#endif
-
 /// Reads a GPX 1.0 or 1.1 document into fixes: track points, route points and waypoints that
 /// carry a time.
 ///
@@ -31,25 +27,51 @@ public enum GPXReader {
         var body = data
         // A UTF-8 byte-order mark before `<?xml` is legal but trips some XML parsers.
         if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
-        let parser = XMLParser(data: Data(body))
         let delegate = GPXDelegate(source: source)
-        parser.delegate = delegate
-        parser.shouldProcessNamespaces = false
-        let parsed = parser.parse()
-        if !parsed, !delegate.aborted {
-            let code = (parser.parserError as NSError?)?.code ?? 0
+        var cut = false
+        // The scanner reads UTF-8 only: a document in another encoding is refused, and one with a
+        // byte that is not UTF-8 (or a NUL, which XML forbids) is read up to the line before it.
+        switch XMLBytes.check(body) {
+        case .valid:
+            break
+        case .otherEncoding(let name):
+            return InputBatch(errors: [
+                InputError(
+                    source: source, line: 1,
+                    message: "the document declares encoding \"\(name)\"; only UTF-8 GPX is read",
+                    kind: .malformed)
+            ])
+        case .invalid(let offset, let line, let column):
             delegate.errors.append(
                 InputError(
-                    source: source, line: parser.lineNumber, column: parser.columnNumber,
-                    message: "the XML is malformed here (XMLParser error \(code))", kind: .malformed))
+                    source: source, line: line, column: column,
+                    message:
+                        "byte \(offset) is not UTF-8 (or is a NUL); the document is read up to the line before it",
+                    kind: .malformed))
+            let lineStart =
+                body[..<(body.startIndex + offset)].lastIndex(of: UInt8(ascii: "\n")) ?? body.startIndex
+            body = body[..<lineStart]
+            cut = true
         }
-        // XMLParser on Linux can report success for a document cut off mid-element (a file
-        // still being written); an element left open is the sign.
-        if parsed, let open = delegate.openElement {
-            delegate.errors.append(
-                InputError(
-                    source: source, line: parser.lineNumber,
-                    message: "the document ends inside <\(open)>", kind: .malformed))
+        var scanner = XMLScanner(body)
+        do throws(XMLScanner.Fault) {
+            try scanner.scan { item in
+                switch item {
+                case .start(let name, let attributes, let line):
+                    delegate.start(name, attributes: attributes, line: line)
+                case .text(let text): delegate.characters(text)
+                case .end(let name): delegate.end(name)
+                }
+                return !delegate.aborted
+            }
+        } catch {
+            // A document cut by the byte check above already has its error.
+            if !cut {
+                delegate.errors.append(
+                    InputError(
+                        source: source, line: error.line, column: error.column,
+                        message: "the XML is malformed here: \(error.message)", kind: .malformed))
+            }
         }
         if !delegate.sawRoot, delegate.errors.isEmpty {
             delegate.errors.append(
@@ -63,8 +85,8 @@ public enum GPXReader {
     }
 }
 
-/// Collects points as the XML parser reports elements; used by one `read` call only.
-private final class GPXDelegate: NSObject, XMLParserDelegate {
+/// Collects points as the XML scanner reports elements; used by one `read` call only.
+private final class GPXDelegate {
     let source: String
     var fixes: [Fix] = []
     /// Points without a time, as ignored records.
@@ -101,10 +123,7 @@ private final class GPXDelegate: NSObject, XMLParserDelegate {
         return String(name[name.index(after: colon)...])
     }
 
-    func parser(
-        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-        qualifiedName: String?, attributes: [String: String] = [:]
-    ) {
+    func start(_ elementName: String, attributes: [String: String], line: Int) {
         let name = Self.localName(elementName)
         depth += 1
         openNames.append(elementName)
@@ -113,18 +132,17 @@ private final class GPXDelegate: NSObject, XMLParserDelegate {
             guard name == "gpx" else {
                 errors.append(
                     InputError(
-                        source: source, line: parser.lineNumber,
+                        source: source, line: line,
                         message: "not a GPX document: the root element is <\(elementName)>", kind: .malformed)
                 )
                 aborted = true
-                parser.abortParsing()
                 return
             }
             return
         }
         if point == nil, name == "trkpt" || name == "rtept" || name == "wpt" {
             point = Point(
-                kind: name, line: parser.lineNumber, depth: depth, latitude: attributes["lat"],
+                kind: name, line: line, depth: depth, latitude: attributes["lat"],
                 longitude: attributes["lon"])
             return
         }
@@ -138,13 +156,11 @@ private final class GPXDelegate: NSObject, XMLParserDelegate {
         }
     }
 
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
+    func characters(_ string: String) {
         if capturing != nil { text += string }
     }
 
-    func parser(
-        _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?
-    ) {
+    func end(_ elementName: String) {
         defer {
             depth -= 1
             _ = openNames.popLast()
@@ -199,6 +215,9 @@ private final class GPXDelegate: NSObject, XMLParserDelegate {
         let seconds = utf8.withUTF8 { TimeText.parse($0, 0, $0.count, zone: context.zone) }
         guard let seconds else {
             return fail("time", "\"\(timeText)\" is not an ISO 8601 time", .invalidField)
+        }
+        guard TimeBounds.contains(seconds) else {
+            return fail("time", "\"\(timeText)\" \(TimeBounds.reason(seconds))", .invalidField)
         }
         var numbers: [String: Double] = [:]
         for field in ["ele", "speed", "course"] {

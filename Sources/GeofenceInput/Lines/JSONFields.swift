@@ -121,8 +121,11 @@ struct JSONFields {
             longitudeField: longitudeKey.name)
     }
 
-    /// A time given as Unix milliseconds (a number) or ISO 8601 (a string).
-    func time(_ key: JSONKey) throws(InputError) -> Date? {
+    /// A time given as Unix milliseconds (a number) or ISO 8601 (a string), inside
+    /// ``TimeBounds``. `sentinel` is a date that stands for "unknown" (a serialised CLVisit's
+    /// `distantPast` arrival or `distantFuture` departure): a time within a year of it is returned
+    /// as the sentinel itself instead of being refused.
+    func time(_ key: JSONKey, sentinel: Date? = nil) throws(InputError) -> Date? {
         let token = tokens[key.rawValue]
         switch token.kind {
         case .absent, .null:
@@ -135,12 +138,14 @@ struct JSONFields {
                     "\(quoted(token)) looks like Unix seconds; numbers here are Unix milliseconds",
                     kind: .invalidField)
             }
-            return Date(timeIntervalSince1970: milliseconds / 1000)
+            return try context.date(
+                seconds: milliseconds / 1000, text: quoted(token), field: key.name, sentinel: sentinel)
         case .string:
             if !token.hasEscapes,
                 let seconds = TimeText.parse(bytes, token.start, token.end, zone: context.zone)
             {
-                return Date(timeIntervalSince1970: seconds)
+                return try context.date(
+                    seconds: seconds, text: quoted(token), field: key.name, sentinel: sentinel)
             }
             throw context.error(
                 field: key.name, "\(quoted(token)) is not an ISO 8601 time", kind: .invalidField)
@@ -154,7 +159,7 @@ struct JSONFields {
     /// A time given as Unix seconds (OwnTracks `tst`, `wtst`).
     func unixSeconds(_ key: JSONKey) throws(InputError) -> Date? {
         guard let seconds = try finiteNumber(key, lenient: true) else { return nil }
-        return Date(timeIntervalSince1970: seconds)
+        return try context.date(seconds: seconds, text: quoted(token(key)), field: key.name)
     }
 
     /// A whole number (a floor); `2.0` is accepted, `2.5` is not.

@@ -60,7 +60,7 @@ enum NDJSONRecord {
         // exactly as null does; Visit's raw initialiser converts them.
         return Visit(
             coordinate: coordinate, horizontalAccuracy: accuracy,
-            rawArrival: try fields.time(.arrival) ?? .distantPast,
-            rawDeparture: try fields.time(.departure) ?? .distantFuture)
+            rawArrival: try fields.time(.arrival, sentinel: .distantPast) ?? .distantPast,
+            rawDeparture: try fields.time(.departure, sentinel: .distantFuture) ?? .distantFuture)
     }
 }

@@ -50,7 +50,35 @@ enum OwnTracksRecord {
             speed: speed,
             course: try fields.finiteNumber(.cog, lenient: true),
             deviceId: try device(fields, label: label),
-            label: label)
+            label: label,
+            // A malformed signal is only a lost hint; the position is still good.
+            silentWithinMeters: silentWithinMeters(
+                mode: (try? fields.finiteNumber(.monitoringMode, lenient: true)) ?? nil),
+            trigger: trigger((try? fields.string(.trigger)) ?? nil))
+    }
+
+    /// What OwnTracks' monitoring mode `m` (sent by iOS) promises about its silence: in move mode
+    /// (2) a fix after every 100 m moved (the default `locatorDisplacement`), in significant-changes
+    /// mode (1) after about 500 m (Apple's significant change); quiet (-1) and manual (0) promise
+    /// nothing.
+    static func silentWithinMeters(mode: Double?) -> Double? {
+        switch mode {
+        case 2.0: 100
+        case 1.0: 500
+        default: nil
+        }
+    }
+
+    /// OwnTracks' `t`: `v` an iOS visit (a stay), `c`/`b` a region or beacon, `t`/`p` a timer or
+    /// ping, `u`/`r` a manual or requested report; anything else says nothing.
+    static func trigger(_ text: String?) -> Fix.Trigger? {
+        switch text {
+        case "v": .stay
+        case "c", "b": .region
+        case "t", "p": .timer
+        case "u", "r": .request
+        default: nil
+        }
     }
 
     private static func transition(_ fields: JSONFields, fallbackTime: Date?) throws(InputError)

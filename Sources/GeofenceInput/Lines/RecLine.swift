@@ -41,6 +41,11 @@ enum RecLine {
             return .failure(
                 Problem(column: 1, message: "\"\(text)\" is not an ISO 8601 time", kind: .invalidField))
         }
+        guard TimeBounds.contains(seconds) else {
+            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<firstTab]), as: UTF8.self)
+            return .failure(
+                Problem(column: 1, message: "\"\(text)\" \(TimeBounds.reason(seconds))", kind: .invalidField))
+        }
         let topic = String(
             decoding: UnsafeBufferPointer(rebasing: bytes[firstTab + 1..<secondTab]), as: UTF8.self
         )

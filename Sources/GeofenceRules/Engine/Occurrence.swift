@@ -261,7 +261,10 @@ enum StableID {
     }
 
     static func milliseconds(_ date: Date) -> String {
-        String(Int64((date.timeIntervalSince1970 * 1000).rounded()))
+        // Readers bound every time (GeofenceInput's TimeBounds), but an id must not trap on a date
+        // built some other way (an API caller's `Date.distantFuture`, a decoded state).
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+        return Int64(exactly: milliseconds).map(String.init) ?? String(format: "%.0f", milliseconds)
     }
 }
 

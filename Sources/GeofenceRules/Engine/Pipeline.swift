@@ -117,8 +117,47 @@ public struct Pipeline: Sendable {
         case .fix(let fix): process(fix, arrivedAt: arrivedAt)
         case .visit(let visit):
             process(deliveredVisit: visit, device: rules.people.device(Pipeline.defaultDevice))
-        case .transition, .ignored: nil
+        case .transition(let transition): process(transition)
+        case .ignored: nil
         }
+    }
+
+    /// Processes the phone's own region decision: an OwnTracks transition whose `desc` names a
+    /// place is strong evidence for that place and moves it at once (see
+    /// ``MonitorEngine/ingestClaim(identifier:inside:at:)``); one naming no place changes nothing.
+    public mutating func process(_ transition: OwnTracksTransition) -> PipelineOutput? {
+        guard let place = transition.regionName, rules.place(named: place) != nil,
+            transition.event == "enter" || transition.event == "leave"
+        else { return nil }
+        let name = rules.people.device(transition.deviceId ?? transition.label ?? Pipeline.defaultDevice)
+        // A place limited to other people is not in this device's monitor.
+        if let who = rules.place(named: place)?.who, !who.contains(rules.people.person(ofDevice: name)) {
+            return nil
+        }
+        var device = state.devices[name] ?? newDevice(named: name)
+        var output = PipelineOutput(device: name)
+        output.events = device.monitor.ingestClaim(
+            identifier: place, inside: transition.event == "enter", at: transition.timestamp)
+        for event in output.events { apply(event, device: &device, name: name, output: &output) }
+        state.devices[name] = device
+        return output
+    }
+
+    /// Advances every device's monitor clock to `date` (the engine's tick in a live run), applying
+    /// the changes that silence confirmed; see ``MonitorEngine/advance(to:)``. Replaying the same
+    /// fixes without ticks gives the same events, confirmed at the same deadlines.
+    public mutating func advance(to date: Date) -> [PipelineOutput] {
+        var outputs: [PipelineOutput] = []
+        for name in state.devices.keys.sorted() {
+            guard var device = state.devices[name] else { continue }
+            var output = PipelineOutput(device: name)
+            output.events = device.monitor.advance(to: date)
+            guard !output.events.isEmpty else { continue }
+            for event in output.events { apply(event, device: &device, name: name, output: &output) }
+            state.devices[name] = device
+            outputs.append(output)
+        }
+        return outputs
     }
 
     /// Processes one fix. Its device is named by the rules' `people:` (an OwnTracks tid or another

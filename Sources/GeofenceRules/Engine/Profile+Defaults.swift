@@ -5,11 +5,14 @@ extension Profile {
     ///
     /// | profile | confirm | fixes | margins | max gap | why |
     /// |---|---|---|---|---|---|
-    /// | default | 30 s | 3 | 10 m | 10 min | a phone through an ordinary day (the monitor's defaults) |
+    /// | default | 30 s | 3 | 10 m | 1 h | a phone through an ordinary day, dense or sparse (the monitor's defaults) |
     /// | automotiveNavigation | 10 s | 2 | 10 m | 5 min | a car crosses a fence in seconds; confirm quickly |
-    /// | otherNavigation | 20 s | 2 | 10 m | 10 min | trains and boats: fast, but fixes drop out more |
-    /// | fitness | 30 s | 3 | 5 m | 10 min | walking and cycling: slow, close to the boundary |
+    /// | otherNavigation | 20 s | 2 | 10 m | 1 h | trains and boats: fast, but fixes drop out more |
+    /// | fitness | 30 s | 3 | 5 m | 1 h | walking and cycling: slow, close to the boundary |
     /// | airborne | 10 s | 2 | 50 m | 15 min | fast and far; only large places make sense |
+    ///
+    /// Every profile keeps the monitor's span rule (two evidence fixes 3 minutes apart confirm),
+    /// so sparse trackers need no profile of their own.
     public var hysteresis: Hysteresis {
         var base = Hysteresis.default
         switch self {
@@ -59,6 +62,8 @@ extension HysteresisSettings {
         if let accuracyWeight { result.accuracyWeight = accuracyWeight }
         if let confirmationSeconds { result.confirmationSeconds = confirmationSeconds }
         if let confirmationFixes { result.confirmationFixes = confirmationFixes }
+        if let confirmationSpanSeconds { result.confirmationSpanSeconds = confirmationSpanSeconds }
+        if let silenceConfirmationSeconds { result.silenceConfirmationSeconds = silenceConfirmationSeconds }
         if let maxGapSeconds { result.maxGapSeconds = maxGapSeconds }
         return result
     }

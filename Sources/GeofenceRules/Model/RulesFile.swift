@@ -56,7 +56,11 @@ public struct HysteresisSettings: Sendable, Equatable {
     public var confirmationSeconds: Double?
     /// How many fixes must confirm a change.
     public var confirmationFixes: Int?
-    /// A gap longer than this does not carry evidence across it.
+    /// Two evidence fixes this far apart confirm a change on their own (`confirm_span`).
+    public var confirmationSpanSeconds: Double?
+    /// How long a tracker's promised silence confirms a change on its own (`confirm_silence`).
+    public var silenceConfirmationSeconds: Double?
+    /// No crossing time is interpolated across a gap longer than this.
     public var maxGapSeconds: Double?
 
     /// No overrides.

@@ -99,7 +99,19 @@ struct NodeReader {
         return seconds
     }
 
+    /// The longest duration read: 100 years. Longer ones (up to infinity, from 400 digits) are
+    /// refused here, so that no summary or id computed from a duration can overflow an integer.
+    static let maxDurationSeconds = 100 * 365.25 * 86_400
+
     static func parseDuration(_ text: String) -> Double? {
+        guard let seconds = parseUnboundedDuration(text), seconds.isFinite, seconds <= maxDurationSeconds
+        else {
+            return nil
+        }
+        return seconds
+    }
+
+    private static func parseUnboundedDuration(_ text: String) -> Double? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if let plain = Double(trimmed) { return plain.isFinite ? plain : nil }
         var total = 0.0

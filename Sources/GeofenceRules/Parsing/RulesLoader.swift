@@ -62,7 +62,8 @@ private struct Parser {
     ]
     static let placeKeys = ["center", "radius", "geojson", "wkt", "hysteresis", "who"]
     static let hysteresisKeys = [
-        "enter_margin", "exit_margin", "accuracy_weight", "confirm", "confirm_fixes", "max_gap",
+        "enter_margin", "exit_margin", "accuracy_weight", "confirm", "confirm_fixes", "confirm_span",
+        "confirm_silence", "max_gap",
     ]
     static let filterKeys = ["max_accuracy", "max_speed_kmh", "expiration"]
     static let visitKeys = ["radius", "min_duration", "max_strays", "max_gap"]
@@ -137,11 +138,12 @@ private struct Parser {
         if case .mapping(let pairs, _)? = top["places"] { definedNames = pairs.map(\.key) }
 
         var rules: [Rule] = []
+        var ruleNames = Set<String>()
         if let node = top["rules"] {
             if case .sequence(let items, _) = node {
                 for (index, item) in items.enumerated() {
                     if let rule = rule(item, index: index, places: definedNames) {
-                        if rules.contains(where: { $0.name == rule.name }) {
+                        if !ruleNames.insert(rule.name).inserted {
                             reader.error(rule.mark, "duplicate rule name \"\(rule.name)\"")
                         }
                         rules.append(rule)
@@ -412,6 +414,12 @@ private struct Parser {
         if let n = members["confirm"] { settings.confirmationSeconds = reader.duration(n, field: "confirm") }
         if let n = members["confirm_fixes"] {
             settings.confirmationFixes = reader.integer(n, field: "confirm_fixes", minimum: 1)
+        }
+        if let n = members["confirm_span"] {
+            settings.confirmationSpanSeconds = reader.duration(n, field: "confirm_span")
+        }
+        if let n = members["confirm_silence"] {
+            settings.silenceConfirmationSeconds = reader.duration(n, field: "confirm_silence")
         }
         if let n = members["max_gap"] { settings.maxGapSeconds = reader.duration(n, field: "max_gap") }
         return settings

@@ -1,4 +1,6 @@
 import Foundation
+import struct GeofenceInput.InputLine
+import struct GeofenceInput.LineSplitter
 
 /// Reads a file line by line and, when following, goes on waiting for new lines like `tail -F`:
 /// through rotation, truncation, the file going missing, and a restart.

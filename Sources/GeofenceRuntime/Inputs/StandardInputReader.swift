@@ -1,4 +1,6 @@
 import Foundation
+import struct GeofenceInput.InputLine
+import struct GeofenceInput.LineSplitter
 
 #if canImport(Glibc)
     import Glibc

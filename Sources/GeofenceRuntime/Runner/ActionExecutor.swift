@@ -136,6 +136,11 @@ final class ActionExecutor: Sendable {
 
     /// Appends the action as one NDJSON line to a file relative to the rules file, created readable
     /// by its owner only (it holds places and times).
+    ///
+    /// The file is opened and written without blocking: a FIFO nobody reads (`open` fails with
+    /// ENXIO), a pipe that is full (EAGAIN), `/dev/full` or a full disk (ENOSPC) give an error line
+    /// and a failed outcome at once, and the engine goes on evaluating fixes instead of waiting on a
+    /// reader that may never come.
     private func append(_ action: FiredAction, to path: String) -> ActionOutcome {
         let full = path.hasPrefix("/") ? path : rulesDirectory + "/" + path
         let line: String
@@ -147,7 +152,7 @@ final class ActionExecutor: Sendable {
         } catch {
             return ActionOutcome(succeeded: false, message: "cannot encode: \(error)")
         }
-        let descriptor = open(full, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        let descriptor = open(full, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0o600)
         guard descriptor >= 0 else {
             let reason = String(cString: strerror(errno))
             log.error("log \(full): \(reason)")
@@ -155,9 +160,16 @@ final class ActionExecutor: Sendable {
         }
         defer { close(descriptor) }
         let bytes = Array(line.utf8)
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        var written = -1
+        repeat {
+            written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        } while written < 0 && errno == EINTR
         guard written == bytes.count else {
-            return ActionOutcome(succeeded: false, message: "short write to \(full)")
+            let reason =
+                written < 0
+                ? String(cString: strerror(errno)) : "only \(written) of \(bytes.count) bytes written"
+            log.error("log \(full): \(reason)")
+            return ActionOutcome(succeeded: false, message: "cannot write to \(full): \(reason)")
         }
         return ActionOutcome(succeeded: true, message: "appended to \(full)")
     }

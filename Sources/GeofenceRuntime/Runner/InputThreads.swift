@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -56,8 +57,11 @@ final class InputThread: @unchecked Sendable {
     private func readFile() {
         // Lines already in the file when the run started are history, judged as replay judges them
         // (a fix written an hour ago is not "expired" because geofence was down); lines written
-        // after the start arrive live.
-        let backlog = FileBacklog(path: input.path)
+        // after the start arrive live. One rule for a stop and a restart: lines waiting in the
+        // file when geofence resumes after SIGSTOP (SIGCONT) are history too, exactly as after a
+        // kill and restart, so a long stop loses no crossing to the expiration rule.
+        var backlog = FileBacklog(path: input.path)
+        var resumptionsSeen = Resumptions.count.load(ordering: .acquiring)
         let follower = FileFollower(
             path: input.path, startingAt: startPosition, follow: input.follow, pollInterval: pollSeconds,
             cancellation: cancellation)
@@ -65,6 +69,11 @@ final class InputThread: @unchecked Sendable {
             while let update = try follower.next() {
                 switch update {
                 case .lines(let lines, let position):
+                    let resumptions = Resumptions.count.load(ordering: .acquiring)
+                    if resumptions != resumptionsSeen {
+                        resumptionsSeen = resumptions
+                        backlog = FileBacklog(path: input.path)
+                    }
                     let texts = lines.map { (text: $0.isTooLong ? nil : $0.text, number: $0.number) }
                     let live =
                         !history && !backlog.contains(identity: position.identity, offset: position.offset)
@@ -125,4 +134,27 @@ struct FileBacklog: Sendable {
     func contains(identity other: String, offset: Int64) -> Bool {
         identity == other && offset <= size
     }
+}
+
+/// How many times the process was continued after a stop (SIGCONT), counted by a plain signal
+/// handler so that the count is up to date before the input threads read the lines that waited.
+enum Resumptions {
+    /// The number of SIGCONTs received since the start.
+    static let count = Atomic<Int>(0)
+
+    /// Installs the SIGCONT handler (once) and unblocks SIGCONT on the calling thread: a process
+    /// started by Foundation's `Process` can inherit a blocked signal mask
+    /// (swift-corelibs-foundation#4772), and a blocked SIGCONT still continues the process but
+    /// never runs the handler.
+    static func install() {
+        _ = installed
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGCONT)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    }
+
+    private static let installed: Void = {
+        signal(SIGCONT) { _ in _ = Resumptions.count.add(1, ordering: .releasing) }
+    }()
 }

@@ -156,7 +156,7 @@ public final class Runner: @unchecked Sendable {
                 return flags
             }
             if flags.reload { reload() }
-            if !items.isEmpty { open.subtract(process(items)) }
+            if !items.isEmpty { open.subtract(process(items)) } else { tickClock() }
             checkPauses()
             pruneIfDue()
             if flags.stop {
@@ -268,6 +268,16 @@ public final class Runner: @unchecked Sendable {
         }
     }
 
+    /// The engine's tick: confirms the changes whose tracker's silence has lasted long enough,
+    /// without waiting for its next fix. Only when no input is waiting, so that a backlog being
+    /// read is never overtaken by the wall clock (each event is confirmed at its own deadline, so
+    /// the events are those a replay gives).
+    private func tickClock() {
+        var batch = Batch()
+        for output in pipeline.advance(to: Date()) { batch.add(output, device: output.device) }
+        if !batch.isEmpty { commit(batch) }
+    }
+
     private func checkPauses() {
         guard let limit = configuration.pauseAfterSeconds else { return }
         var batch = Batch()
@@ -333,6 +343,7 @@ public final class Runner: @unchecked Sendable {
     // MARK: Signals
 
     private func installSignalHandlers() {
+        Resumptions.install()
         for (number, isReload) in [(SIGTERM, false), (SIGINT, false), (SIGHUP, true)] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())

@@ -3,32 +3,32 @@
 /// Bytes after the last newline wait for the rest of their line: a writer may be in the middle of
 /// writing it. A line that grows past `maxLineBytes` is not kept: its bytes are counted and
 /// dropped until its newline, and it is handed out as a line marked too long.
-struct LineSplitter {
+package struct LineSplitter {
     /// The longest line kept, in bytes.
-    let maxLineBytes: Int
+    package let maxLineBytes: Int
     /// The offset just after the last line handed out.
-    private(set) var consumedOffset: Int64
+    package private(set) var consumedOffset: Int64
     /// How many lines have been handed out.
-    private(set) var line: Int64
+    package private(set) var line: Int64
     /// The start of a line whose newline has not arrived yet.
     private var pending: [UInt8] = []
     /// While dropping an overlong line: how many of its bytes were dropped; `nil` otherwise.
     private var dropped: Int64?
 
-    init(maxLineBytes: Int, offset: Int64 = 0, line: Int64 = 0) {
+    package init(maxLineBytes: Int, offset: Int64 = 0, line: Int64 = 0) {
         self.maxLineBytes = max(1, maxLineBytes)
         consumedOffset = offset
         self.line = line
     }
 
     /// The offset of the next byte to read: after the last line and the bytes waiting for theirs.
-    var readOffset: Int64 { consumedOffset + (dropped ?? Int64(pending.count)) }
+    package var readOffset: Int64 { consumedOffset + (dropped ?? Int64(pending.count)) }
 
     /// Whether bytes of an unfinished line are waiting.
-    var hasPartialLine: Bool { dropped != nil || !pending.isEmpty }
+    package var hasPartialLine: Bool { dropped != nil || !pending.isEmpty }
 
     /// Starts again at `offset`, forgetting any unfinished line.
-    mutating func reset(offset: Int64, line: Int64) {
+    package mutating func reset(offset: Int64, line: Int64) {
         consumedOffset = offset
         self.line = line
         pending = []
@@ -36,7 +36,7 @@ struct LineSplitter {
     }
 
     /// Takes the next bytes read and returns the lines they complete.
-    mutating func append(_ bytes: some Collection<UInt8>) -> [InputLine] {
+    package mutating func append(_ bytes: some Collection<UInt8>) -> [InputLine] {
         var lines: [InputLine] = []
         var rest = bytes[...]
         while let newline = rest.firstIndex(of: UInt8(ascii: "\n")) {
@@ -50,7 +50,7 @@ struct LineSplitter {
 
     /// The unfinished line, if any, handed out as it is: the end of a file that is not followed, or
     /// the last words of a file that was rotated away.
-    mutating func finish() -> InputLine? {
+    package mutating func finish() -> InputLine? {
         guard hasPartialLine else { return nil }
         return complete(EmptyCollection<UInt8>(), terminatorBytes: 0)
     }

@@ -1,0 +1,207 @@
+import Foundation
+import Geofence
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The C library's `read(2)`, under a name the reader's own methods do not hide.
+private func readBytes(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
+}
+
+/// Reads fixes and visits from a file or standard input in any supported format: the one entry
+/// point for every input that is read from start to end (`replay`, `stays`).
+///
+/// - **One content sniffing**: with `.auto`, a document whose first character (after a byte-order
+///   mark and blanks) is `<` is GPX; anything else is lines, each told apart by ``LineDecoder``.
+/// - **Bounded lines**: lines go through the same ``LineSplitter`` the runtime's file follower
+///   uses, so a line longer than `maxLineBytes` (1 MiB) is skipped with an error while its bytes
+///   are counted and dropped, in constant memory. A file of NUL bytes without a newline costs one
+///   read buffer, not the file.
+/// - **Whole documents** (GPX) are read whole, up to `maxDocumentBytes` (1 GiB), because their
+///   points are not in time order; a bigger one is refused with an error instead of exhausting
+///   memory.
+/// - **Newest first**: exports such as Google's and some CSVs list the newest fix first, and a
+///   filter that keeps only newer fixes would drop all but one of them. When the first fixes read
+///   go back in time, the reader holds every record to the end and hands them out oldest first,
+///   with a note saying so.
+///
+/// A line that cannot be read is passed to `error` with its source and line number and skipped; it
+/// never stops the read.
+public struct RecordReader: Sendable {
+    /// A path, or `-` for standard input.
+    public let path: String
+    /// The format, or `.auto` to tell per line.
+    public var format: InputFormat
+    /// The zone for times written without one.
+    public var timeZone: TimeZone
+    /// The longest line kept, in bytes.
+    public var maxLineBytes: Int
+    /// The largest whole document (GPX) read, in bytes.
+    public var maxDocumentBytes: Int
+    /// How many fixes the newest-first check looks at before deciding.
+    static let orderSample = 8
+
+    /// Makes a reader; nothing is opened until ``read(record:error:note:)``.
+    public init(
+        path: String, format: InputFormat = .auto, timeZone: TimeZone = .gmt, maxLineBytes: Int = 1 << 20,
+        maxDocumentBytes: Int = 1 << 30
+    ) {
+        self.path = path
+        self.format = format
+        self.timeZone = timeZone
+        self.maxLineBytes = maxLineBytes
+        self.maxDocumentBytes = maxDocumentBytes
+    }
+
+    /// The name errors use for the input.
+    public var source: String { path == "-" ? "stdin" : path }
+
+    /// Reads the whole input, handing each record to `record` in order (oldest first), each
+    /// unreadable line to `error`, and remarks about the input as a whole (its order) to `note`.
+    /// Throws an `.unreadable` ``InputError`` when the input cannot be opened or read, and
+    /// whatever `record` throws.
+    public func read(
+        record: (InputRecord) throws -> Void, error: (InputError) -> Void, note: (String) -> Void = { _ in }
+    ) throws {
+        let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw unreadable("cannot be opened: \(String(cString: strerror(errno)))")
+        }
+        defer { if descriptor != STDIN_FILENO { close(descriptor) } }
+
+        var decoder = LineDecoder(
+            format: format, source: source, timeZone: timeZone,
+            deviceId: InputReader.recorderDevice(forPath: path))
+        var splitter = LineSplitter(maxLineBytes: maxLineBytes)
+        var order = OrderCheck(sample: Self.orderSample)
+        var document: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        var decided = format != .auto && format != .gpx
+        var wholeDocument = format == .gpx
+
+        func handle(_ line: InputLine) throws {
+            guard !line.isTooLong else {
+                return error(
+                    InputError(
+                        source: source, line: Int(line.number),
+                        message:
+                            "line of \(line.byteCount) bytes is longer than \(maxLineBytes) bytes; skipped",
+                        kind: .malformed))
+            }
+            var text = line.text
+            let result = text.withUTF8 { decoder.decode(bytes: $0, number: Int(line.number)) }
+            switch result {
+            case .success(let value?): try order.take(value, emit: record, note: note)
+            case .success(nil): break
+            case .failure(let failure): error(failure)
+            }
+        }
+        while true {
+            // A plain read returns what a pipe holds now, so output keeps up with a live stdin.
+            let count = chunk.withUnsafeMutableBytes { readBytes(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw unreadable("cannot be read: \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { break }
+            let bytes = chunk[0..<count]
+            if !decided {
+                document.append(contentsOf: bytes)
+                guard
+                    let first = document.drop(while: {
+                        [0xEF, 0xBB, 0xBF, 0x20, 0x09, 0x0A, 0x0D].contains($0)
+                    }).first
+                else {
+                    // Only blanks so far; a line-format input of blank lines stays small.
+                    if document.count > maxLineBytes { decided = true }
+                    continue
+                }
+                decided = true
+                wholeDocument = first == UInt8(ascii: "<")
+                if !wholeDocument {
+                    for line in splitter.append(document) { try handle(line) }
+                    document = []
+                }
+                continue
+            }
+            if wholeDocument {
+                guard document.count + count <= maxDocumentBytes else {
+                    throw unreadable("is a document larger than \(maxDocumentBytes) bytes; not read")
+                }
+                document.append(contentsOf: bytes)
+            } else {
+                for line in splitter.append(bytes) { try handle(line) }
+            }
+        }
+        if wholeDocument {
+            let batch = GPXReader.read(data: Data(document), source: source)
+            for failure in batch.errors { error(failure) }
+            for value in batch.records { try order.take(value, emit: record, note: note) }
+        } else {
+            if !decided, !document.isEmpty { _ = splitter.append(document) }
+            if let last = splitter.finish() { try handle(last) }
+        }
+        try order.finish(emit: record, note: note)
+    }
+
+    private func unreadable(_ message: String) -> InputError {
+        InputError(source: source, line: 0, message: message, kind: .unreadable)
+    }
+}
+
+/// Tells an input sorted newest first from one sorted oldest first, from its first fixes, and
+/// reverses the first kind.
+///
+/// The first `sample` fixes (and the records between them) are held. If every step between
+/// consecutive fix times goes back or stays, and at least two go back, the input is newest first:
+/// every record is then held to the end and handed out in reverse. Otherwise the held records are
+/// handed out as they came and the rest streams through; a few fixes out of order are the filter's
+/// business, not a reason to reorder a file.
+struct OrderCheck {
+    let sample: Int
+    private var held: [InputRecord] = []
+    private var fixTimes: [Date] = []
+    private var decision: Bool?  // true: newest first
+
+    init(sample: Int) {
+        self.sample = sample
+    }
+
+    mutating func take(
+        _ record: InputRecord, emit: (InputRecord) throws -> Void, note: (String) -> Void
+    ) throws {
+        switch decision {
+        case false?: return try emit(record)
+        case true?: return held.append(record)
+        case nil: break
+        }
+        held.append(record)
+        if let fix = record.fix { fixTimes.append(fix.timestamp) }
+        if fixTimes.count >= sample { try decide(emit: emit, note: note) }
+    }
+
+    mutating func finish(emit: (InputRecord) throws -> Void, note: (String) -> Void) throws {
+        if decision == nil { try decide(emit: emit, note: note) }
+        if decision == true {
+            for record in held.reversed() { try emit(record) }
+            held = []
+        }
+    }
+
+    private mutating func decide(emit: (InputRecord) throws -> Void, note: (String) -> Void) throws {
+        let steps = zip(fixTimes, fixTimes.dropFirst())
+        let backwards = steps.filter { $1 < $0 }.count
+        let newestFirst = backwards >= 2 && steps.allSatisfy { $1 <= $0 }
+        decision = newestFirst
+        if newestFirst {
+            note("the input lists its newest fix first; it is read to its end and replayed oldest first")
+        } else {
+            for record in held { try emit(record) }
+            held = []
+        }
+    }
+}
