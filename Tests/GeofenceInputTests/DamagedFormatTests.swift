@@ -98,3 +98,35 @@ import Testing
         }
     }
 }
+
+/// Times outside 2000-2100 are refused where they are read, in every new format as in the old.
+@Suite struct FormatTimeBoundsTests {
+    @Test func aTakeoutRecordAtTheEpochIsRefused() {
+        let text =
+            #"{"locations":[{"timestampMs":"0","latitudeE7":1,"longitudeE7":1},{"timestamp":"2300-01-01T00:00:00Z","latitudeE7":1,"longitudeE7":1}]}"#
+        let batch = JSONDocumentReader.readAll(data: Data(text.utf8), source: "Records.json")
+        #expect(batch.records.isEmpty)
+        #expect(
+            batch.errors.map(\.description) == [
+                #"Records.json:1: field "timestampMs": "0" is before 2000-01-01, outside the plausible range (a clock that was never set?)"#,
+                #"Records.json:1: field "timestamp": "2300-01-01T00:00:00Z" is after 2100-01-01, outside the plausible range (microseconds, or a broken clock?)"#,
+            ])
+    }
+
+    @Test func anNMEADateOfAReceiverAfterAWeekRolloverIsRefused() {
+        var reader = NMEAReader(source: "old.nmea")
+        var errors: [String] = []
+        for (index, line) in ["$GPRMC,120000.00,A,4807.038,N,01131.000,E,0.0,,060499,,,A"].enumerated() {
+            Array(line.utf8).withUnsafeBufferPointer {
+                reader.line($0, number: index + 1) {
+                    if case .failure(let error) = $0 { errors.append(error.description) }
+                }
+            }
+        }
+        reader.finish { if case .failure(let error) = $0 { errors.append(error.description) } }
+        #expect(
+            errors == [
+                "old.nmea:1: the epoch's date and time is before 2000-01-01, outside the plausible range (a clock that was never set?)"
+            ])
+    }
+}

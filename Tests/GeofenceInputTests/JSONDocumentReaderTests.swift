@@ -264,7 +264,8 @@ private func readFormat(
                 Fix(
                     timestamp: unix(1_706_694_150), coordinate: at(20.634506, -87.078073),
                     horizontalAccuracy: 5,
-                    altitude: 0, speed: 12 / 3.6, course: 67, deviceId: "jjolie/moto", label: "JJ"),
+                    altitude: 0, speed: 12 / 3.6, course: 67, deviceId: "jjolie/moto", label: "JJ",
+                    trigger: .request),
                 Fix(
                     timestamp: unix(1_706_694_270), coordinate: at(20.634601, -87.0781),
                     horizontalAccuracy: 8,

@@ -93,10 +93,19 @@ public struct GeoLifeReader: Sendable {
         guard let seconds else {
             return fail("date", "\"\(fields[5]),\(fields[6])\" is not a date and time", .invalidField)
         }
+        let timestamp: Date
+        do throws(InputError) {
+            timestamp = try LineContext(
+                source: source, line: number, zone: LocalZone(.gmt), defaultDeviceId: nil
+            )
+            .date(seconds: seconds, text: "\"\(fields[5]),\(fields[6])\"", field: "date")
+        } catch {
+            return .failure(error)
+        }
         return .success(
             .fix(
                 Fix(
-                    timestamp: Date(timeIntervalSince1970: seconds), coordinate: coordinate,
+                    timestamp: timestamp, coordinate: coordinate,
                     altitude: feet == -777 ? nil : feet * 0.3048, deviceId: deviceId)))
     }
 }

@@ -262,35 +262,36 @@ struct JSONObject {
     }
 
     /// A time written as ISO 8601 text, or as a number of Unix milliseconds (from 10^11 up) or
-    /// seconds (below); a string of digits counts as that number.
+    /// seconds (below); a string of digits counts as that number. Times outside ``TimeBounds``
+    /// are refused where they are read, as in every reader.
     func time(_ name: StaticString) throws(InputError) -> Date? {
         let value = token(name)
+        var seconds: Double?
         switch value.kind {
         case .absent, .null:
             return nil
         case .string where !value.hasEscapes:
-            if let seconds = TimeText.parse(bytes, value.start, value.end, zone: zone) {
-                return Date(timeIntervalSince1970: seconds)
-            }
-            if let number = NumberText.parse(bytes, value.start, value.end), number.isFinite {
-                return Self.unixDate(number)
+            seconds = TimeText.parse(bytes, value.start, value.end, zone: zone)
+            if seconds == nil, let number = NumberText.parse(bytes, value.start, value.end), number.isFinite {
+                seconds = Self.unixSeconds(number)
             }
         case .number:
             if let number = NumberText.parse(bytes, value.start, value.end), number.isFinite {
-                return Self.unixDate(number)
+                seconds = Self.unixSeconds(number)
             }
         default:
             break
         }
-        throw error(
-            name, at: value, "\(quoted(value)) is not an ISO 8601 time or a Unix time", .invalidField)
+        guard let seconds else {
+            throw error(
+                name, at: value, "\(quoted(value)) is not an ISO 8601 time or a Unix time", .invalidField)
+        }
+        return try context(at: value).date(seconds: seconds, text: quoted(value), field: path + "\(name)")
     }
 
-    /// Seconds below 10^11 (the year 5138), milliseconds from there up.
-    static func unixDate(_ number: Double) -> Date {
-        Date(
-            timeIntervalSince1970: abs(number) >= Units.smallestPlausibleMilliseconds ? number / 1000 : number
-        )
+    /// Unix seconds from a number of seconds below 10^11 (the year 5138), milliseconds from there up.
+    static func unixSeconds(_ number: Double) -> Double {
+        abs(number) >= Units.smallestPlausibleMilliseconds ? number / 1000 : number
     }
 
     /// The coordinate from two numbers already read, with range errors naming the members.

@@ -1,10 +1,6 @@
 import Foundation
 import Geofence
 
-#if canImport(FoundationXML)
-    import FoundationXML
-#endif
-
 /// Reads KML 2.2 documents into fixes: `gx:Track`s (GPSLogger's KML, Google's old Location History
 /// KML) and timed Placemarks.
 ///
@@ -16,57 +12,63 @@ import Geofence
 ///   is a fix. A Placemark without a time (GPSLogger's annotations, a drawn place) is not a fix
 ///   and is counted as a record that moves nothing.
 ///
-/// Bytes that are not UTF-8 are refused before the XML parser sees them (Foundation's parser
-/// traps on them), with the line they are on.
+/// Read with the project's own ``XMLScanner`` (Foundation's XMLParser traps on some bytes), after
+/// the same byte check as GPX: a byte that is not UTF-8 ends the document at the line before it.
 public enum KMLReader {
     /// Reads a whole KML document. A malformed document yields the fixes read before the fault and
     /// an error naming where it is.
     public static func read(data: Data, source: String, deviceId: String? = nil) -> InputBatch {
         var body = data
         if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
-        if let line = firstInvalidUTF8Line(body) {
+        let delegate = KMLDelegate(source: source, deviceId: deviceId)
+        var cut = false
+        // The scanner reads UTF-8 only, as for GPX: another encoding is refused, and a byte that
+        // is not UTF-8 ends the document at the line before it.
+        switch XMLBytes.check(body) {
+        case .valid:
+            break
+        case .otherEncoding(let name):
             return InputBatch(errors: [
                 InputError(
-                    source: source, line: line, message: "bytes that are not UTF-8: not a KML document",
+                    source: source, line: 1,
+                    message: "the document declares encoding \"\(name)\"; only UTF-8 KML is read",
                     kind: .malformed)
             ])
-        }
-        let parser = XMLParser(data: Data(body))
-        let delegate = KMLDelegate(source: source, deviceId: deviceId)
-        let adapter = XMLParserAdapter(delegate)
-        parser.delegate = adapter
-        let parsed = parser.parse()
-        if !parsed, !delegate.aborted {
+        case .invalid(let offset, let line, let column):
             delegate.errors.append(
                 InputError(
-                    source: source, line: parser.lineNumber, column: parser.columnNumber,
-                    message: "the XML is malformed here", kind: .malformed))
-        }
-        if parsed, delegate.depth > 0 {
-            delegate.errors.append(
-                InputError(
-                    source: source, line: parser.lineNumber, message: "the document ends inside an element",
+                    source: source, line: line, column: column,
+                    message:
+                        "byte \(offset) is not UTF-8 (or is a NUL); the document is read up to the line before it",
                     kind: .malformed))
+            let lineStart =
+                body[..<(body.startIndex + offset)].lastIndex(of: UInt8(ascii: "\n")) ?? body.startIndex
+            body = body[..<lineStart]
+            cut = true
+        }
+        var scanner = XMLScanner(body)
+        do throws(XMLScanner.Fault) {
+            try scanner.scan { item in
+                switch item {
+                case .start(let name, _, let line): delegate.start(name, line: line)
+                case .text(let text): delegate.characters(text)
+                case .end(let name): delegate.end(name)
+                }
+                return !delegate.aborted
+            }
+        } catch {
+            if !cut {
+                delegate.errors.append(
+                    InputError(
+                        source: source, line: error.line, column: error.column,
+                        message: "the XML is malformed here: \(error.message)", kind: .malformed))
+            }
         }
         let ordered = delegate.fixes.enumerated().sorted {
             ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset)
         }
         return InputBatch(
             records: ordered.map { .fix($0.element) } + delegate.untimed, errors: delegate.errors)
-    }
-
-    /// The line of the first byte sequence that is not UTF-8, or `nil` when all is well.
-    static func firstInvalidUTF8Line(_ data: Data) -> Int? {
-        var iterator = data.makeIterator()
-        var decoder = UTF8()
-        var line = 1
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let scalar): if scalar == "\n" { line += 1 }
-            case .emptyInput: return nil
-            case .error: return line
-            }
-        }
     }
 }
 
@@ -218,33 +220,18 @@ private final class KMLDelegate {
             return fail("when", "\"\(when)\" is not an ISO 8601 time", .invalidField)
         }
         let altitude = numbers.count >= 3 ? Double(numbers[2]) : nil
+        let timestamp: Date
+        do throws(InputError) {
+            timestamp = try LineContext(
+                source: source, line: line, zone: LocalZone(.gmt), defaultDeviceId: nil
+            )
+            .date(seconds: seconds, text: "\"\(when)\"", field: "when")
+        } catch {
+            return errors.append(error)
+        }
         fixes.append(
             Fix(
-                timestamp: Date(timeIntervalSince1970: seconds), coordinate: coordinate,
+                timestamp: timestamp, coordinate: coordinate,
                 altitude: altitude.flatMap { $0.isFinite ? $0 : nil }, deviceId: deviceId))
-    }
-}
-
-/// Hands XMLParser's callbacks to the delegate.
-private final class XMLParserAdapter: NSObject, XMLParserDelegate {
-    let delegate: KMLDelegate
-
-    init(_ delegate: KMLDelegate) { self.delegate = delegate }
-
-    func parser(
-        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-        qualifiedName: String?,
-        attributes: [String: String] = [:]
-    ) {
-        delegate.start(elementName, line: parser.lineNumber)
-        if delegate.aborted { parser.abortParsing() }
-    }
-
-    func parser(_ parser: XMLParser, foundCharacters string: String) { delegate.characters(string) }
-
-    func parser(
-        _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?
-    ) {
-        delegate.end(elementName)
     }
 }

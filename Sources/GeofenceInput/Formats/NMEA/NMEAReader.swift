@@ -215,11 +215,22 @@ public struct NMEAReader: Sendable {
                         .missingField)))
             return
         }
+        let seconds = Double(day) * 86_400 + current.timeOfDay
+        let timestamp: Date
+        do throws(InputError) {
+            timestamp = try LineContext(
+                source: source, line: current.line, zone: LocalZone(.gmt), defaultDeviceId: nil
+            )
+            .date(seconds: seconds, text: "the epoch's date and time", field: nil)
+        } catch {
+            emit(.failure(error))
+            return
+        }
         emit(
             .success(
                 .fix(
                     Fix(
-                        timestamp: Date(timeIntervalSince1970: Double(day) * 86_400 + current.timeOfDay),
+                        timestamp: timestamp,
                         coordinate: coordinate, altitude: current.altitude, speed: current.speed,
                         course: current.course, deviceId: deviceId))))
     }

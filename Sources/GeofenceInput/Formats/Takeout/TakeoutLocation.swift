@@ -55,7 +55,9 @@ enum TakeoutLocation {
     private static func time(_ object: JSONObject) throws(InputError) -> Date? {
         if object.has("timestamp") { return try object.time("timestamp") }
         guard let milliseconds = try object.finiteNumber("timestampMs", lenient: true) else { return nil }
-        return Date(timeIntervalSince1970: milliseconds / 1000)
+        let token = object.token("timestampMs")
+        return try object.context(at: token).date(
+            seconds: milliseconds / 1000, text: object.quoted(token), field: "timestampMs")
     }
 
     /// An E7 value that overflowed a signed 32-bit integer, brought back when that puts it in
