@@ -12,7 +12,8 @@ enum ReplayCommand {
 
           INPUT              a file, or - for standard input
           --table            print for a person instead of NDJSON
-          --format FORMAT    auto (default), ndjson, owntracks, rec, gpx or csv
+          --format FORMAT    auto (default: told from the content), ndjson, owntracks, rec, gpx,
+                             csv, json, takeout, geojson, kml, nmea or geolife
           --time-zone ZONE   the zone of input times written without one (default UTC)
           --verbose          also print each fix the filter drops, with the reason
         """
@@ -72,7 +73,7 @@ enum ReplayCommand {
         var summary = ReplaySummary()
         let reader = RecordReader(path: inputPath, format: options.format, timeZone: options.timeZone)
         printer.header()
-        try reader.read(
+        let tally = try reader.read(
             record: { record in
                 guard let output = pipeline.process(record, arrivedAt: nil) else {
                     summary.ignored += 1
@@ -94,7 +95,10 @@ enum ReplayCommand {
             printer.print(output)
         }
         printer.footer(summary.latencyText)
+        FileHandle.standardError.write(
+            Data("geofence: \(InputSummary.line(tally, dropped: summary.dropped))\n".utf8))
         FileHandle.standardError.write(Data("geofence: \(summary)\n".utf8))
+        try InputSummary.requireSomethingRead(tally)
     }
 }
 

@@ -19,7 +19,8 @@ enum ReportCommand {
           -o, --output FILE  where to write the page (default report.html)
           --device NAME      the device shown (default: the first in the input, or the busiest in
                              the store)
-          --format FORMAT    auto (default), ndjson, owntracks, rec, gpx or csv
+          --format FORMAT    auto (default: told from the content), ndjson, owntracks, rec, gpx,
+                             csv, json, takeout, geojson, kml, nmea or geolife
           --time-zone ZONE   the zone of input times written without one (default UTC)
         """
 

@@ -11,8 +11,9 @@ enum RunCommand {
 
           --input PATH|-         a file (or - for standard input) to read fixes from; repeatable
           --follow               follow files like tail -F: wait for new lines, survive rotation
-          --format FORMAT        auto (default), ndjson, owntracks, rec or csv (a GPX document
-                                 is not a stream of lines: replay reads it)
+          --format FORMAT        auto (default), ndjson, owntracks, rec, csv, json, takeout,
+                                 geojson, nmea or geolife (a GPX or KML document is not a
+                                 stream of lines: replay reads it)
           --time-zone ZONE       the zone of input times written without one (default UTC)
           --state DIR            the state directory (default $XDG_STATE_HOME/geofence or
                                  ~/.local/state/geofence)
@@ -67,10 +68,10 @@ enum RunCommand {
             case "--format":
                 format = try ArgumentText.format(after: argument, in: &rest)
                 // A GPX document is read whole and sorted by time; run follows lines as they come.
-                guard format != .gpx else {
+                guard !format.isXMLDocument else {
                     throw CommandError(
                         message:
-                            "run reads line formats (ndjson, owntracks, rec, csv); a GPX document is read by replay",
+                            "run reads formats that grow a line at a time; a \(format.rawValue.uppercased()) document is read by replay",
                         status: 2)
                 }
             case "--time-zone": timeZone = try ArgumentText.timeZone(after: argument, in: &rest)

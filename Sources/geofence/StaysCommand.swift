@@ -8,8 +8,9 @@ import GeofenceInput
 /// input is still being written: each stay once when it starts and once when it ends.
 enum StaysCommand {
     static let usage = """
-        usage: geofence stays FILE|- [--table] [--time-zone ID] [--radius METRES] [--min-stay DURATION]
-                                     [--max-strays N] [--max-gap DURATION] [--accuracy-limit METRES]
+        usage: geofence stays FILE|- [--table] [--time-zone ID] [--format FORMAT] [--radius METRES]
+                                     [--min-stay DURATION] [--max-strays N] [--max-gap DURATION]
+                                     [--accuracy-limit METRES]
         """
 
     /// What the command line asked for.
@@ -18,6 +19,7 @@ enum StaysCommand {
         var table = false
         var timeZone = TimeZone.current
         var configuration = VisitDetector.Configuration()
+        var format = InputFormat.auto
     }
 
     static func parse(_ arguments: [String]) throws -> Options {
@@ -26,6 +28,7 @@ enum StaysCommand {
         while let argument = rest.popFirst() {
             switch argument {
             case "--table": options.table = true
+            case "--format": options.format = try ArgumentText.format(after: argument, in: &rest)
             case "--time-zone": options.timeZone = try ArgumentText.timeZone(after: argument, in: &rest)
             case "--radius":
                 options.configuration.radiusMeters = try ArgumentText.number(
@@ -76,12 +79,14 @@ enum StaysCommand {
             output.write(Data((lines.joined(separator: "\n") + "\n").utf8))
         }
         if options.table { output.write(Data((table.header + "\n").utf8)) }
-        let reader = RecordReader(path: path)
-        try reader.read(
+        let reader = RecordReader(path: path, format: options.format)
+        let tally = try reader.read(
             record: { if let fix = $0.fix { emit(detector.ingest(fix)) } },
             error: { FileHandle.standardError.write(Data("geofence: \($0)\n".utf8)) },
             note: { FileHandle.standardError.write(Data("geofence: \(reader.source): \($0)\n".utf8)) })
         emit(detector.finish())
+        FileHandle.standardError.write(Data("geofence: \(InputSummary.line(tally, dropped: nil))\n".utf8))
+        try InputSummary.requireSomethingRead(tally)
     }
 
     /// One visit as a line of NDJSON; unknown times are `null`.

@@ -28,7 +28,7 @@ public final class Runner: @unchecked Sendable {
     private let mqtt: MQTTInput?
     /// When the rules file was last changed: the `wtst` of published transitions.
     private var rulesChangedAt: Date
-    private var decoders: [String: LineDecoder] = [:]
+    private var decoders: [String: StreamDecoder] = [:]
     private let hooks: HookRunner
     private let executor: ActionExecutor
     private let printer: Printer
@@ -127,9 +127,10 @@ public final class Runner: @unchecked Sendable {
                 input: input, queue: queue, startPosition: position, history: configuration.history,
                 pollSeconds: configuration.pollSeconds)
             inputs.append(thread)
-            decoders[input.name] = LineDecoder(
+            decoders[input.name] = StreamDecoder(
                 format: configuration.format, source: input.name, timeZone: configuration.inputTimeZone,
-                deviceId: InputReader.recorderDevice(forPath: input.path))
+                deviceId: InputReader.recorderDevice(forPath: input.path)
+                    ?? GeoLifeReader.device(forPath: input.path))
             lastFix[input.name] = Date()
             thread.start()
         }
@@ -137,7 +138,7 @@ public final class Runner: @unchecked Sendable {
         var open = Set(configuration.inputs.map(\.name))
         if let mqtt {
             // Never ends by itself: only a signal stops it.
-            decoders[MQTTInput.name] = LineDecoder(
+            decoders[MQTTInput.name] = StreamDecoder(
                 format: .owntracks, source: MQTTInput.name, timeZone: configuration.inputTimeZone)
             lastFix[MQTTInput.name] = Date()
             open.insert(MQTTInput.name)
@@ -220,6 +221,14 @@ public final class Runner: @unchecked Sendable {
                 log.write(level, "input \(input): \(message)")
             case .ended(let input, let failure):
                 ended.insert(input)
+                // What the end completes: the last NMEA epoch, an unclosed document's error.
+                if var decoder = decoders[input] {
+                    let results = decoder.finish()
+                    decoders[input] = decoder
+                    for result in results {
+                        take(result, from: input, arrivedAt: nil, topic: nil, batch: &batch)
+                    }
+                }
                 if let failure {
                     failed = true
                     log.error("input \(input) failed: \(failure)")
@@ -240,10 +249,19 @@ public final class Runner: @unchecked Sendable {
         batch: inout Batch
     ) {
         guard var decoder = decoders[input] else { return }
-        let result = decoder.decode(text, number: Int(number))
+        let results = decoder.decode(text, number: Int(number))
         decoders[input] = decoder
+        for result in results { take(result, from: input, arrivedAt: arrivedAt, topic: topic, batch: &batch) }
+    }
+
+    /// Runs one decoded record through the pipeline, or logs why the line gave none.
+    private func take(
+        _ result: Result<InputRecord, GeofenceInput.InputError>, from input: String, arrivedAt: Date?,
+        topic: String?,
+        batch: inout Batch
+    ) {
         switch result {
-        case .success(let record?):
+        case .success(let record):
             if record.fix != nil { noteFix(from: input, batch: &batch) }
             if let output = pipeline.process(record, arrivedAt: arrivedAt) {
                 if let reason = output.dropped, let fix = record.fix {
@@ -253,8 +271,6 @@ public final class Runner: @unchecked Sendable {
                 }
                 batch.add(output, device: output.device)
             }
-        case .success(nil):
-            break
         case .failure(let failure):
             log.warning(topic.map { "\(failure) (message on \($0)); skipped" } ?? "\(failure)")
         }
