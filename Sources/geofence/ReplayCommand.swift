@@ -95,9 +95,9 @@ enum ReplayCommand {
             printer.print(output)
         }
         printer.footer(summary.latencyText)
+        // One summary line: what replay decided, then what the input gave (lines, fixes, fixes used).
         FileHandle.standardError.write(
-            Data("geofence: \(InputSummary.line(tally, dropped: summary.dropped))\n".utf8))
-        FileHandle.standardError.write(Data("geofence: \(summary)\n".utf8))
+            Data("geofence: \(summary); read \(InputSummary.line(tally, dropped: summary.dropped))\n".utf8))
         try InputSummary.requireSomethingRead(tally)
     }
 }

@@ -21,14 +21,16 @@ extension EndToEnd {
         let now = Date().timeIntervalSince1970
         func line(_ latitude: Double, _ longitude: Double, secondsAgo: Double) -> String {
             let milliseconds = Int64((now - secondsAgo) * 1000)
-            return #"{"latitude":\#(latitude),"longitude":\#(longitude),"timestamp":\#(milliseconds),"horizontalAccuracy":10}"#
+            return
+                #"{"latitude":\#(latitude),"longitude":\#(longitude),"timestamp":\#(milliseconds),"horizontalAccuracy":10}"#
         }
         // The cached fix: in Paris an hour ago. Then the phone at home, a fix every 5 s over the
         // last two minutes (old enough to confirm, young enough to be live).
         var lines = [line(48.8584, 2.2945, secondsAgo: 3600)]
         for step in 0..<24 { lines.append(line(51.5007, -0.1246, secondsAgo: 120 - Double(step) * 5)) }
         let result = try GeofenceProcess.run(
-            ["run", "rules.yaml", "--input", "-", "--verbose", "--state", scratch.file("state")], in: scratch.path,
+            ["run", "rules.yaml", "--input", "-", "--verbose", "--state", scratch.file("state")],
+            in: scratch.path,
             name: "run", stdin: lines.joined(separator: "\n") + "\n")
         #expect(result.status == 0, "stderr:\n\(result.stderr)")
         #expect(result.stderr.contains(": expired"), "stderr:\n\(result.stderr)")
