@@ -72,20 +72,35 @@ let package = Package(
         ),
 
         // A small program that uses the library directly, as an app developer would.
-        .executableTarget(name: "monitor-example", dependencies: ["Geofence"], path: "Examples/MonitorExample"),
+        .executableTarget(
+            name: "monitor-example", dependencies: ["Geofence"], path: "Examples/MonitorExample"),
 
-        .testTarget(name: "GeofenceTests", dependencies: ["Geofence"]),
+        // What the test suites share: running the built executable, temporary directories.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+
+        .testTarget(name: "GeofenceTests", dependencies: ["Geofence", "TestSupport"]),
         .testTarget(
             name: "GeofenceInputTests",
             dependencies: ["GeofenceInput"],
             resources: [.copy("Data")]
         ),
         .testTarget(name: "GeofenceRulesTests", dependencies: ["GeofenceRules"]),
-        .testTarget(name: "GeofenceRuntimeTests", dependencies: ["GeofenceRuntime"]),
+        .testTarget(name: "GeofenceRuntimeTests", dependencies: ["GeofenceRuntime", "TestSupport"]),
         // Renders reports in headless Chromium (Debian's `chromium`, installed by `make setup`).
         .testTarget(name: "GeofenceReportTests", dependencies: ["GeofenceReport", "CZlib"]),
         // Runs the built `geofence` executable as a child process: the acceptance tests of `run`.
-        .testTarget(name: "EndToEndTests", dependencies: ["GeofenceRuntime", "GeofenceRules"]),
+        .testTarget(
+            name: "EndToEndTests", dependencies: ["GeofenceRuntime", "GeofenceRules", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// As swift-log does: an import is internal unless it says `public import`, so a module's API
+// cannot leak another module by accident, and a member is visible only where its module is imported.
+for target in package.targets where target.type != .system {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .enableUpcomingFeature("InternalImportsByDefault"),
+            .enableUpcomingFeature("MemberImportVisibility"),
+        ]
+}

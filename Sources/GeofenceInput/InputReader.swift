@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Reads a whole source (a file or standard input already read) into records, for replay.
 ///
@@ -16,7 +16,7 @@ public enum InputReader {
             return readAll(data: data, source: name, format: format, timeZone: timeZone, deviceId: deviceId)
         } catch {
             return InputBatch(errors: [
-                InputError(
+                RecordError(
                     source: name, line: 0, message: "cannot be read: \(error.localizedDescription)",
                     kind: .unreadable)
             ])
@@ -43,7 +43,7 @@ public enum InputReader {
         }
         var decoder = StreamDecoder(format: format, source: source, timeZone: timeZone, deviceId: deviceId)
         var batch = InputBatch()
-        func collect(_ results: [Result<InputRecord, InputError>]) {
+        func collect(_ results: [Result<InputRecord, RecordError>]) {
             for result in results {
                 switch result {
                 case .success(let record): batch.records.append(record)

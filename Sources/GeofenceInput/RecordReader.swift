@@ -1,5 +1,5 @@
-import Foundation
-import Geofence
+public import Foundation
+public import Geofence
 
 #if canImport(Glibc)
     import Glibc
@@ -69,11 +69,11 @@ public struct RecordReader: Sendable {
     /// Reads the whole input, handing each record to `record` in order (oldest first), each
     /// unreadable line to `error`, and remarks about the input as a whole (its order) to `note`.
     /// Returns what was read (``InputTally``), for a summary and to say why no fix came.
-    /// Throws an `.unreadable` ``InputError`` when the input cannot be opened or read, and
+    /// Throws an `.unreadable` ``RecordError`` when the input cannot be opened or read, and
     /// whatever `record` throws.
     @discardableResult
     public func read(
-        record: (InputRecord) throws -> Void, error: (InputError) -> Void, note: (String) -> Void = { _ in }
+        record: (InputRecord) throws -> Void, error: (RecordError) -> Void, note: (String) -> Void = { _ in }
     ) throws -> InputTally {
         let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
@@ -103,7 +103,7 @@ public struct RecordReader: Sendable {
                 source: source, timeZone: timeZone, deviceId: device, expected: format.documentShape ?? .any)
         }
 
-        func take(_ result: Result<InputRecord, InputError>) throws {
+        func take(_ result: Result<InputRecord, RecordError>) throws {
             switch result {
             case .success(let value):
                 tally.count(value)
@@ -118,7 +118,7 @@ public struct RecordReader: Sendable {
             guard !line.isTooLong else {
                 return try take(
                     .failure(
-                        InputError(
+                        RecordError(
                             source: source, line: Int(line.number),
                             message:
                                 "line of \(line.byteCount) bytes is longer than \(maxLineBytes) bytes; skipped",
@@ -129,7 +129,7 @@ public struct RecordReader: Sendable {
             for result in results { try take(result) }
         }
         func feedDocument(_ bytes: some Collection<UInt8>) throws {
-            var results: [Result<InputRecord, InputError>] = []
+            var results: [Result<InputRecord, RecordError>] = []
             tally.lines += bytes.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
             Array(bytes).withUnsafeBufferPointer { buffer in
                 documentReader?.feed(buffer) { results.append($0) }
@@ -201,7 +201,7 @@ public struct RecordReader: Sendable {
             for failure in batch.errors { try take(.failure(failure)) }
             for value in batch.records { try take(.success(value)) }
         case .json:
-            var results: [Result<InputRecord, InputError>] = []
+            var results: [Result<InputRecord, RecordError>] = []
             documentReader?.finish { results.append($0) }
             for result in results { try take(result) }
         case .lines, .undecided:
@@ -210,7 +210,7 @@ public struct RecordReader: Sendable {
                 if InputReader.documentFormat(prefix: document, complete: true) == .json {
                     documentReader = JSONDocumentReader(source: source, timeZone: timeZone, deviceId: device)
                     try feedDocument(document)
-                    var results: [Result<InputRecord, InputError>] = []
+                    var results: [Result<InputRecord, RecordError>] = []
                     documentReader?.finish { results.append($0) }
                     for result in results { try take(result) }
                     try order.finish(emit: record, note: note)
@@ -225,8 +225,8 @@ public struct RecordReader: Sendable {
         return tally
     }
 
-    private func unreadable(_ message: String) -> InputError {
-        InputError(source: source, line: 0, message: message, kind: .unreadable)
+    private func unreadable(_ message: String) -> RecordError {
+        RecordError(source: source, line: 0, message: message, kind: .unreadable)
     }
 }
 

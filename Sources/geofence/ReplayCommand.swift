@@ -115,7 +115,7 @@ struct ReplaySummary: CustomStringConvertible {
 
     mutating func count(_ output: PipelineOutput) {
         if let reason = output.dropped { dropped[reason, default: 0] += 1 }
-        for event in output.placeEvents where event.transition == "enter" || event.transition == "exit" {
+        for event in output.placeEvents where event.transition == .enter || event.transition == .exit {
             latencies.append(event.confirmedAt.timeIntervalSince(event.date))
         }
         events += output.placeEvents.count
@@ -139,7 +139,7 @@ struct ReplaySummary: CustomStringConvertible {
         let sorted = latencies.sorted()
         let middle = sorted.count / 2
         let median = sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-        return "confirmation latency median \(Duration.text(median.rounded())), "
-            + "worst \(Duration.text((sorted.last ?? 0).rounded())) over \(sorted.count) crossings"
+        return "confirmation latency median \(RulesDuration.text(median.rounded())), "
+            + "worst \(RulesDuration.text((sorted.last ?? 0).rounded())) over \(sorted.count) crossings"
     }
 }

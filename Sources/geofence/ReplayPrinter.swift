@@ -72,11 +72,11 @@ struct ReplayPrinter: Sendable {
     private func row(_ event: PlaceEvent) -> String {
         let what: String
         switch event.transition {
-        case "enter": what = "entered \(event.place)"
-        case "exit": what = "left \(event.place)"
-        case "determined":
-            what = "\(event.state == "satisfied" ? "inside" : "outside") \(event.place) (first determination)"
-        default: what = "\(event.place): \(event.transition) \(event.state)"
+        case .enter: what = "entered \(event.place)"
+        case .exit: what = "left \(event.place)"
+        case .determined:
+            what = "\(event.state == .satisfied ? "inside" : "outside") \(event.place) (first determination)"
+        default: what = "\(event.place): \(event.transition) \(event.state.rawValue)"
         }
         let confirmed = Int(event.confirmedAt.timeIntervalSince(event.date).rounded())
         return "\(clock(event.date))  \(pad(event.device, 9))  \(what)"
@@ -86,7 +86,7 @@ struct ReplayPrinter: Sendable {
     private func row(_ visit: Visit, device: String) -> String {
         let position = String(format: "%.5f, %.5f", visit.coordinate.latitude, visit.coordinate.longitude)
         if let departure = visit.departure {
-            let stayed = visit.duration.map { " after \(Duration.text(($0 / 60).rounded() * 60))" } ?? ""
+            let stayed = visit.duration.map { " after \(RulesDuration.text(($0 / 60).rounded() * 60))" } ?? ""
             return "\(clock(departure))  \(pad(device, 9))  visit ended at \(position)\(stayed)"
         }
         return "\(clock(visit.arrival ?? .distantPast))  \(pad(device, 9))  visit started at \(position)"
@@ -99,7 +99,7 @@ struct ReplayPrinter: Sendable {
         }
         return
             "\(clock(end))  \(head): left \(clock(commute.start).suffix(8)), arrived \(clock(end).suffix(8)), "
-            + Duration.text((duration / 60).rounded() * 60)
+            + RulesDuration.text((duration / 60).rounded() * 60)
     }
 
     private func row(_ action: FiredAction) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 extension EndToEnd {
@@ -6,7 +7,7 @@ extension EndToEnd {
     /// with an error line at once; the engine neither waits on it nor stops evaluating fixes, and
     /// the next action's log is written.
     @Test func aLogTargetThatCannotTakeALineFailsWithoutBlockingTheEngine() throws {
-        let scratch = try Scratch("blocked-log")
+        let scratch = try TemporaryDirectory("blocked-log")
         #expect(mkfifo(scratch.file("fifo"), 0o600) == 0)
         try scratch.write(
             "rules.yaml",
@@ -36,6 +37,6 @@ extension EndToEnd {
         #expect(result.status == 0, "stderr:\n\(result.stderr)")
         #expect(result.stderr.contains("error: log \(scratch.file("fifo")): No such device or address"))
         #expect(result.stderr.contains("error: log /dev/full: No space left on device"))
-        #expect(Scratch.lines(scratch.file("ok.ndjson")).count == 1)
+        #expect(TemporaryDirectory.lines(scratch.file("ok.ndjson")).count == 1)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -10,7 +11,7 @@ extension EndToEnd {
     /// sends a fix at home and then nothing (it reports only after moving 100 m); the enter is
     /// confirmed and its hook runs `confirm_silence` later with no further fix.
     @Test func aMoveModeFixInsideThenSilenceIsConfirmedOnTheClock() throws {
-        let scratch = try Scratch("clock")
+        let scratch = try TemporaryDirectory("clock")
         try scratch.write(
             "rules.yaml",
             """
@@ -47,7 +48,7 @@ extension EndToEnd {
         run.send(SIGTERM)
         let ended = try run.waitForExit()
         #expect(!ended.signaled && ended.status == 0, "stderr:\n\(run.stderr)")
-        #expect(Scratch.read(scratch.file("arrived.txt")) == "home\n")
+        #expect(TemporaryDirectory.read(scratch.file("arrived.txt")) == "home\n")
         #expect(run.stdout.contains("-> [arrived home]"), "stdout:\n\(run.stdout)")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import GeofenceRuntime
 import Testing
 
@@ -13,7 +14,7 @@ extension EndToEnd {
     /// A repeat is allowed only for an attempt the kill interrupted (at-least-once), so no id
     /// appears more often than its outbox row counts attempts.
     @Test func killedAndRestartedTenTimesEveryHookRunsAndNoFinishedOneRepeats() throws {
-        let scratch = try Scratch("crash")
+        let scratch = try TemporaryDirectory("crash")
         // Sleeps first, so that kills often land while hooks run; writes its id, then exits.
         try scratch.write(
             "hook.sh", "#!/bin/sh\nsleep 0.2\nprintf '%s\\n' \"$GEOFENCE_EVENT_ID\" >> \"$1\"\n",
@@ -63,14 +64,14 @@ extension EndToEnd {
             let store = try Store(directory: state)
             let done = try Set(expected.filter { try store.action(id: $0)?.isFinished ?? false })
             store.close()
-            finishedAtKill.append((done, occurrences(Scratch.lines(hookFile))))
+            finishedAtKill.append((done, occurrences(TemporaryDirectory.lines(hookFile))))
         }
 
         let last = try GeofenceProcess(arguments, in: scratch.path, name: "final")
         let ended = try last.waitForExit()
         #expect(!ended.signaled && ended.status == 0, "stderr:\n\(last.stderr)")
 
-        let counts = occurrences(Scratch.lines(hookFile))
+        let counts = occurrences(TemporaryDirectory.lines(hookFile))
         #expect(Set(counts.keys) == Set(expected), "exactly the expected ids reached the hook")
         for (index, kill) in finishedAtKill.enumerated() {
             for id in kill.done {

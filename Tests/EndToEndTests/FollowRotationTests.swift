@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -10,7 +11,7 @@ extension EndToEnd {
     /// lines anywhere, rotated in the middle (renamed, written a little more, then a new file at
     /// the path), every hook runs exactly once, with the ids replay gives for the same day.
     @Test func followingARotatedFileRunsEveryHookExactlyOnce() throws {
-        let scratch = try Scratch("rotate")
+        let scratch = try TemporaryDirectory("rotate")
         try scratch.write("hook.sh", appendEventIDHook, executable: true)
         try scratch.write("rules.yaml", DayFixtures.hookRules(hook: "./hook.sh", arguments: ["hooks.txt"]))
         let day = try DayFixtures.day(in: scratch)
@@ -48,27 +49,27 @@ extension EndToEnd {
         }
         let renameAt = before.count * 3 / 4
         for piece in pieces(Array(before[..<renameAt])) {
-            try Scratch.append(piece, to: fixes)
+            try TemporaryDirectory.append(piece, to: fixes)
             usleep(5_000)
         }
         try #require(rename(fixes, fixes + ".1") == 0)
         for piece in pieces(Array(before[renameAt...])) {
-            try Scratch.append(piece, to: fixes + ".1")
+            try TemporaryDirectory.append(piece, to: fixes + ".1")
         }
         try scratch.write("fixes.ndjson", "")
         for piece in pieces(after) {
-            try Scratch.append(piece, to: fixes)
+            try TemporaryDirectory.append(piece, to: fixes)
             usleep(5_000)
         }
 
         let hookFile = scratch.file("hooks.txt")
         try waitUntil("every expected hook id in hooks.txt\n\(run.stderr)") {
-            Set(Scratch.lines(hookFile)).isSuperset(of: expected)
+            Set(TemporaryDirectory.lines(hookFile)).isSuperset(of: expected)
         }
         run.send(SIGTERM)
         let ended = try run.waitForExit()
         #expect(!ended.signaled && ended.status == 0, "stderr:\n\(run.stderr)")
-        #expect(Scratch.lines(hookFile).sorted() == expected.sorted())
+        #expect(TemporaryDirectory.lines(hookFile).sorted() == expected.sorted())
         #expect(run.stderr.contains("rotated (file"))
         #expect(
             run.stderr.range(of: #"\.ndjson:[0-9]+:"#, options: .regularExpression) == nil,

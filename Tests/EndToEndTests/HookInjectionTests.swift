@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 extension EndToEnd {
@@ -6,7 +7,7 @@ extension EndToEnd {
     /// `$(...)`, backquotes, quotes, newlines, `;`, `|`, `&` and `>` reach the hook as plain data,
     /// byte for byte, in its arguments, its environment and its standard input; nothing is run.
     @Test func shellSyntaxInNamesReachesTheHookAsPlainData() throws {
-        let scratch = try Scratch("inject")
+        let scratch = try TemporaryDirectory("inject")
         let marker = scratch.file("pwned")
         func nasty(_ what: String) -> String {
             "\(what) $(touch \(marker)); `touch \(marker)` 'single' \"double\" \\ back\nsecond line; true | cat & > \(marker)"
@@ -76,13 +77,13 @@ extension EndToEnd {
         var devicesSeen: Set<String> = []
         for id in expected {
             let folder = scratch.file("out/" + (id.split(separator: "/").first.map(String.init) ?? id))
-            #expect(Scratch.read(folder + "/argument") == argument)
-            #expect(Scratch.read(folder + "/place") == place)
-            #expect(Scratch.read(folder + "/rule") == rule)
-            let seen = Scratch.read(folder + "/device")
+            #expect(TemporaryDirectory.read(folder + "/argument") == argument)
+            #expect(TemporaryDirectory.read(folder + "/place") == place)
+            #expect(TemporaryDirectory.read(folder + "/rule") == rule)
+            let seen = TemporaryDirectory.read(folder + "/device")
             devicesSeen.insert(seen)
             let input = try #require(
-                try JSONSerialization.jsonObject(with: Data(Scratch.read(folder + "/stdin").utf8))
+                try JSONSerialization.jsonObject(with: Data(TemporaryDirectory.read(folder + "/stdin").utf8))
                     as? [String: Any])
             #expect(input["place"] as? String == place)
             #expect(input["rule"] as? String == rule)

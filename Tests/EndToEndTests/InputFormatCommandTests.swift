@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `replay` and `stays` on the new formats, and their exit status when no fix was read (issue 13).
@@ -9,7 +10,7 @@ import Testing
     }
 
     @Test func staysReadsATakeoutExportToldFromItsContent() throws {
-        let scratch = try Scratch("takeout-stays")
+        let scratch = try TemporaryDirectory("takeout-stays")
         let result = try GeofenceProcess.run(
             ["stays", Self.formatFile("takeout-records-old.json")], in: scratch.path, name: "stays")
         #expect(result.status == 0, "stderr:\n\(result.stderr)")
@@ -20,7 +21,7 @@ import Testing
     }
 
     @Test func replayOfAFileWithNoReadableFixExitsOneAndSaysWhy() throws {
-        let scratch = try Scratch("no-fix")
+        let scratch = try TemporaryDirectory("no-fix")
         try scratch.write(
             "rules.yaml",
             "places:\n  home: { center: [51.5, -0.12], radius: 150 }\nrules:\n  - { name: a, on: enter home, log: true }\n"

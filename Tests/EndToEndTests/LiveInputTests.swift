@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 extension EndToEnd {
@@ -6,7 +7,7 @@ extension EndToEnd {
     /// place, already an hour old when it arrives, is dropped as expired (and says so with
     /// `--verbose`) instead of placing the person there; the fresh fixes after it decide.
     @Test func aStaleCachedFixOnLiveInputIsDroppedAsExpired() throws {
-        let scratch = try Scratch("live")
+        let scratch = try TemporaryDirectory("live")
         try scratch.write(
             "rules.yaml",
             """

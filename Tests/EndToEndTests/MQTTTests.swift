@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import GeofenceRuntime
 import Testing
 
@@ -36,7 +37,7 @@ private enum MQTTDay {
     }
 
     /// What `geofence replay` prints for the day as the device `jane/phone`.
-    static func replayed(_ day: [String], in scratch: Scratch) throws -> [[String: Any]] {
+    static func replayed(_ day: [String], in scratch: TemporaryDirectory) throws -> [[String: Any]] {
         try scratch.write(
             "day.ndjson", day.map { DayFixtures.withDevice($0, device) }.joined(separator: "\n") + "\n")
         return try DayFixtures.replay(
@@ -45,7 +46,8 @@ private enum MQTTDay {
 
     /// `geofence run rules.yaml --mqtt ... --history` against `broker`, subscribed once started.
     static func run(
-        broker: Broker, client: String, in scratch: Scratch, extra: [String] = [], name: String = "run"
+        broker: Broker, client: String, in scratch: TemporaryDirectory, extra: [String] = [],
+        name: String = "run"
     ) throws -> GeofenceProcess {
         let run = try GeofenceProcess(
             [
@@ -64,7 +66,7 @@ private enum MQTTDay {
     }
 
     /// Stops geofence with SIGTERM and returns the ids of the events it stored.
-    static func stopAndReadEvents(_ run: GeofenceProcess, in scratch: Scratch) throws -> [String] {
+    static func stopAndReadEvents(_ run: GeofenceProcess, in scratch: TemporaryDirectory) throws -> [String] {
         run.send(SIGTERM)
         let ended = try run.waitForExit()
         #expect(!ended.signaled && ended.status == 0, "stderr:\n\(run.stderr)")
@@ -79,7 +81,7 @@ extension EndToEnd {
     /// `run --mqtt --history`, exactly the events `replay` gives for the same fixes, for the
     /// device `USER/DEVICE` named by the topic.
     @Test func ownTracksMessagesFromABrokerGiveTheEventsReplayGives() throws {
-        let scratch = try Scratch("mqtt-day")
+        let scratch = try TemporaryDirectory("mqtt-day")
         try scratch.write("rules.yaml", MQTTDay.rules)
         let day = try DayFixtures.day(in: scratch)
         let expected = DayFixtures.eventIDs(try MQTTDay.replayed(day, in: scratch))
@@ -96,7 +98,7 @@ extension EndToEnd {
     /// `owntracks/USER/DEVICE/event` as an OwnTracks transition: event enter or leave, desc the
     /// place, tst the crossing, and the deciding position.
     @Test func enterAndExitArePublishedAsOwnTracksTransitions() throws {
-        let scratch = try Scratch("mqtt-publish")
+        let scratch = try TemporaryDirectory("mqtt-publish")
         try scratch.write("rules.yaml", MQTTDay.rules)
         let day = try DayFixtures.day(in: scratch)
         let replayed = try MQTTDay.replayed(day, in: scratch)
@@ -123,13 +125,14 @@ extension EndToEnd {
             broker: broker, client: "geofence-e2e-publish", in: scratch, extra: ["--mqtt-publish"])
         try broker.publish(try MQTTDay.ownTracks(day) + [MQTTDay.endMarker], topic: MQTTDay.topic)
         try MQTTDay.waitForMarker(day.count + 1, of: run)
-        try waitUntil("\(expected.count) transitions at the subscriber\n\(Scratch.read(received))") {
-            Scratch.lines(received).count >= expected.count
+        try waitUntil("\(expected.count) transitions at the subscriber\n\(TemporaryDirectory.read(received))")
+        {
+            TemporaryDirectory.lines(received).count >= expected.count
         }
         _ = try MQTTDay.stopAndReadEvents(run, in: scratch)
 
         var seen: [String] = []
-        for line in Scratch.lines(received) {
+        for line in TemporaryDirectory.lines(received) {
             let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
             try #require(parts.count == 2, "\(line)")
             #expect(parts[0] == "owntracks/jane/phone/event")
@@ -150,7 +153,7 @@ extension EndToEnd {
     /// forgotten): geofence logs the disconnection, reconnects, subscribes again, and the rest of
     /// the day gives the events replay gives for the whole day.
     @Test func aBrokerRestartedMidRunIsReconnectedAndLaterMessagesProcessed() throws {
-        let scratch = try Scratch("mqtt-restart")
+        let scratch = try TemporaryDirectory("mqtt-restart")
         try scratch.write("rules.yaml", MQTTDay.rules)
         let day = try DayFixtures.day(in: scratch)
         let expected = DayFixtures.eventIDs(try MQTTDay.replayed(day, in: scratch))
@@ -181,7 +184,7 @@ extension EndToEnd {
     /// A payload that is not OwnTracks JSON is logged with its topic and skipped; the messages
     /// after it are read as usual.
     @Test func aMalformedPayloadIsLoggedWithItsTopicAndSkipped() throws {
-        let scratch = try Scratch("mqtt-malformed")
+        let scratch = try TemporaryDirectory("mqtt-malformed")
         try scratch.write("rules.yaml", MQTTDay.rules)
         let broker = try Broker(in: scratch)
         let run = try MQTTDay.run(broker: broker, client: "geofence-e2e-malformed", in: scratch)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import GeofenceRuntime
 import Testing
 
@@ -12,7 +13,7 @@ extension EndToEnd {
     /// on, evaluates the rest of the day while the first still hangs, logs each, records each
     /// outcome in the outbox, and ends with status 0.
     @Test func misbehavingHooksNeitherStopNorStallTheRun() throws {
-        let scratch = try Scratch("hooks")
+        let scratch = try TemporaryDirectory("hooks")
         try scratch.write("hang.sh", "#!/bin/sh\ntrap '' TERM\nwhile :; do sleep 1; done\n", executable: true)
         try scratch.write("fail.sh", "#!/bin/sh\necho 'failing on purpose' >&2\nexit 1\n", executable: true)
         try scratch.write("loud.sh", "#!/bin/sh\nhead -c 10485760 /dev/zero | tr '\\0' x\n", executable: true)
@@ -40,7 +41,7 @@ extension EndToEnd {
         let (hang, fail, loud, forker) = (ids("hang"), ids("fail"), ids("loud"), ids("forker"))
         try #require(hang.count == 1 && fail.count >= 1 && loud.count >= 1 && forker.count == 1)
         defer {
-            for pid in Scratch.lines(scratch.file("children.txt")).compactMap({ pid_t($0) }) {
+            for pid in TemporaryDirectory.lines(scratch.file("children.txt")).compactMap({ pid_t($0) }) {
                 kill(pid, SIGKILL)
             }
         }
@@ -52,7 +53,7 @@ extension EndToEnd {
         let ended = try run.waitForExit(seconds: 90)
         let stderr = run.stderr
         #expect(!ended.signaled && ended.status == 0, "stderr:\n\(stderr)")
-        #expect(Scratch.lines(scratch.file("hooks.txt")).sorted() == recorded.sorted())
+        #expect(TemporaryDirectory.lines(scratch.file("hooks.txt")).sorted() == recorded.sorted())
         #expect(processes(mentioning: scratch.path, "hang.sh").isEmpty, "the hanging hook's group was killed")
 
         let store = try Store(directory: state)
@@ -93,7 +94,8 @@ extension EndToEnd {
         #expect(forked.action.status == .done)
         #expect(forked.result["stdout"] as? String == "forked\n")
         #expect(stderr.contains("hook \(forker[0]) (./forker.sh): exited with status 0"))
-        #expect(!Scratch.lines(scratch.file("children.txt")).isEmpty, "the forker's child was started")
+        #expect(
+            !TemporaryDirectory.lines(scratch.file("children.txt")).isEmpty, "the forker's child was started")
 
         // Every event of the day is stored, as replay has them.
         #expect(try store.events().map(\.id).sorted() == DayFixtures.eventIDs(replayed).sorted())

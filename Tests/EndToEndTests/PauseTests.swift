@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -9,7 +10,7 @@ extension EndToEnd {
     /// Issue 6, promise 8: with `--pause-after 1s`, a followed file that stops growing fires an
     /// `input paused` rule, and lines coming again fire `input resumed`, once each, in that order.
     @Test func aFollowedFileThatStopsGrowingIsReportedPausedThenResumed() throws {
-        let scratch = try Scratch("pause")
+        let scratch = try TemporaryDirectory("pause")
         try scratch.write(
             "rules.yaml",
             """
@@ -35,7 +36,8 @@ extension EndToEnd {
         #expect(!run.stdout.contains(resumed), "no line came, so nothing resumed")
         #expect(run.stderr.contains("input fixes.ndjson paused: no fix for 1s"))
 
-        try Scratch.append(day[10..<20].joined(separator: "\n") + "\n", to: scratch.file("fixes.ndjson"))
+        try TemporaryDirectory.append(
+            day[10..<20].joined(separator: "\n") + "\n", to: scratch.file("fixes.ndjson"))
         try waitUntil("the resumption\n\(run.stderr)") { run.stdout.contains(resumed) }
         run.send(SIGTERM)
         let ended = try run.waitForExit()
@@ -55,7 +57,7 @@ extension EndToEnd {
     /// A run whose input cannot be read says so and ends with status 1, not 0: a script or a
     /// service manager must be able to tell it failed.
     @Test func anInputThatCannotBeReadEndsTheRunWithStatusOne() throws {
-        let scratch = try Scratch("missing")
+        let scratch = try TemporaryDirectory("missing")
         try scratch.write("rules.yaml", DayFixtures.hookRules(hook: "./hook.sh"))
         let result = try GeofenceProcess.run(
             ["run", "rules.yaml", "--input", "absent.ndjson", "--history", "--state", scratch.file("state")],

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The real recorded files shared with GeofenceInputTests (copied unchanged from the project's
@@ -19,9 +20,9 @@ extension EndToEnd {
     /// for (checked against the file itself) among the records that move nothing.
     @Test(arguments: realFiles)
     func realRecordingsReplayWithoutAnError(file: String) throws {
-        let scratch = try Scratch("real")
+        let scratch = try TemporaryDirectory("real")
         let path = dataFolder + "/" + file
-        let text = Scratch.read(path)
+        let text = TemporaryDirectory.read(path)
         try #require(!text.isEmpty, "\(path) is there")
         let points = RecordedPoints(text: text, csv: file.hasSuffix(".csv"))
         let near = try #require(points.middle, "the file has a point to put a place at")

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import GeofenceRuntime
 import Testing
 
@@ -11,7 +12,7 @@ extension EndToEnd {
     /// why the reload failed; SIGHUP after the file is fixed brings in the new rules, which fire
     /// for what comes next, with the place states carried over (no false event at the reload).
     @Test func reloadWithBrokenRulesKeepsTheOldRulesAndAFixedFileTakesOver() throws {
-        let scratch = try Scratch("reload")
+        let scratch = try TemporaryDirectory("reload")
         func rules(_ prefix: String) -> String {
             var text = "timezone: Europe/London\n" + DayFixtures.places + "\nrules:\n"
             for trigger in DayFixtures.triggers {
@@ -42,7 +43,7 @@ extension EndToEnd {
             in: scratch.path, name: "run")
         let log = scratch.file("actions.ndjson")
         func logged() -> [String] {
-            Scratch.lines(log).compactMap { line in
+            TemporaryDirectory.lines(log).compactMap { line in
                 (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["rule"]
                     as? String
             }
@@ -56,13 +57,13 @@ extension EndToEnd {
             run.stderr.contains("the new rules were not loaded; the old rules keep running")
         }
         #expect(run.stderr.contains("unknown place \"gyn\""), "the log says why:\n\(run.stderr)")
-        try Scratch.append(day[firstCut..<secondCut].joined(separator: "\n") + "\n", to: fixes)
+        try TemporaryDirectory.append(day[firstCut..<secondCut].joined(separator: "\n") + "\n", to: fixes)
         try waitUntil("six actions by the old rules") { logged().count >= 6 }
 
         try scratch.write("rules.yaml", rules("new"))
         run.send(SIGHUP)
         try waitUntil("the reload\n\(run.stderr)") { run.stderr.contains("rules reloaded:") }
-        try Scratch.append(day[secondCut...].joined(separator: "\n") + "\n", to: fixes)
+        try TemporaryDirectory.append(day[secondCut...].joined(separator: "\n") + "\n", to: fixes)
         try waitUntil("all ten actions") { logged().count >= 10 }
         run.send(SIGTERM)
         let ended = try run.waitForExit()
@@ -84,7 +85,7 @@ extension EndToEnd {
     /// and killed the run, is refused with a diagnostic; the run goes on with the old rules and
     /// stops cleanly.
     @Test func reloadingRulesNestedFortyThousandDeepKeepsTheRunGoing() throws {
-        let scratch = try Scratch("reload-deep")
+        let scratch = try TemporaryDirectory("reload-deep")
         try scratch.write("rules.yaml", "timezone: Europe/London\n" + DayFixtures.places + "\nrules: []\n")
         try scratch.write("fixes.ndjson", "")
         let run = try GeofenceProcess(

@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `geofence report`, run as a user runs it: from a replay, and from what `geofence run` stored.
 @Suite struct ReportCommandTests {
     @Test func reportFromAReplayAndFromARunsStoreDrawTheSameEvents() throws {
-        let scratch = try Scratch("report")
+        let scratch = try TemporaryDirectory("report")
         let exitScript = "#!/bin/sh\nexit 3\n"
         try scratch.write("fails.sh", exitScript, executable: true)
         try scratch.write(
@@ -49,7 +50,7 @@ import Testing
     }
 
     @Test func reportWithoutInputExplainsItsUsage() throws {
-        let scratch = try Scratch("report-usage")
+        let scratch = try TemporaryDirectory("report-usage")
         let result = try GeofenceProcess.run(["report", "rules.yaml"], in: scratch.path, name: "report")
         #expect(result.status == 2)
         #expect(result.stderr.contains("usage: geofence report"))

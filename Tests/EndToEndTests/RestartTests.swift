@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import GeofenceRuntime
 import Testing
 
@@ -11,7 +12,7 @@ extension EndToEnd {
     /// an action writes), whatever the umask; and a restart after a clean stop resumes at the
     /// stored position, repeats no action and reports no event replay would not report.
     @Test func aRestartAfterACleanStopRepeatsNothingAndStateIsPrivate() throws {
-        let scratch = try Scratch("restart")
+        let scratch = try TemporaryDirectory("restart")
         try scratch.write("hook.sh", appendEventIDHook, executable: true)
         let logRule = "  - { name: left home log, on: exit home, log: actions.ndjson }\n"
         try scratch.write(
@@ -35,26 +36,28 @@ extension EndToEnd {
         let first = try GeofenceProcess(arguments + ["--follow"], in: scratch.path, name: "first")
         let hookFile = scratch.file("hooks.txt")
         try waitUntil("the first half's hooks\n\(first.stderr)") {
-            Set(Scratch.lines(hookFile)).isSuperset(of: firstHalfHooks)
+            Set(TemporaryDirectory.lines(hookFile)).isSuperset(of: firstHalfHooks)
         }
-        #expect(Scratch.mode(state) == 0o700)
+        #expect(TemporaryDirectory.mode(state) == 0o700)
         for name in ["geofence.sqlite", "geofence.sqlite-wal", "geofence.sqlite-shm", "lock"] {
-            #expect(Scratch.mode(state + "/" + name) == 0o600, "\(name)")
+            #expect(TemporaryDirectory.mode(state + "/" + name) == 0o600, "\(name)")
         }
-        #expect(Scratch.mode(scratch.file("actions.ndjson")) == 0o600)
+        #expect(TemporaryDirectory.mode(scratch.file("actions.ndjson")) == 0o600)
         first.send(SIGTERM)
         let stopped = try first.waitForExit()
         #expect(!stopped.signaled && stopped.status == 0, "stderr:\n\(first.stderr)")
         let printedFirst = first.stdout
 
         // The whole day in the same file, read again with the same state.
-        try Scratch.append(day[half...].joined(separator: "\n") + "\n", to: scratch.file("fixes.ndjson"))
+        try TemporaryDirectory.append(
+            day[half...].joined(separator: "\n") + "\n", to: scratch.file("fixes.ndjson"))
         let second = try GeofenceProcess(arguments, in: scratch.path, name: "second")
         let ended = try second.waitForExit()
         #expect(!ended.signaled && ended.status == 0, "stderr:\n\(second.stderr)")
         #expect(second.stderr.contains("resumed at line \(half + 1)"), "stderr:\n\(second.stderr)")
 
-        #expect(Scratch.lines(hookFile).sorted() == expectedHooks.sorted(), "each hook exactly once")
+        #expect(
+            TemporaryDirectory.lines(hookFile).sorted() == expectedHooks.sorted(), "each hook exactly once")
         let store = try Store(directory: state)
         defer { store.close() }
         #expect(try store.events().map(\.id).sorted() == expectedEvents.sorted())
@@ -63,7 +66,7 @@ extension EndToEnd {
             #expect(!printedFirst.contains(line), "printed again: \(line)")
             #expect(!line.contains("first determination"), "a false event at the restart: \(line)")
         }
-        #expect(Scratch.lines(scratch.file("actions.ndjson")).count == 1)
+        #expect(TemporaryDirectory.lines(scratch.file("actions.ndjson")).count == 1)
     }
 }
 
@@ -72,7 +75,7 @@ extension EndToEnd {
     /// then hands back those still running (stopped with their process groups, left unfinished in
     /// the outbox) and drops those not started; the restart runs each expected hook exactly once.
     @Test func aCleanStopHandsBackRunningHooksAndTheRestartRunsEachOnce() throws {
-        let scratch = try Scratch("handback")
+        let scratch = try TemporaryDirectory("handback")
         // A hook is the leader of its own process group: kill the groups of any left over.
         defer { for pid in processes(mentioning: scratch.path, "hook.sh") { kill(-pid, SIGKILL) } }
         try scratch.write(
@@ -96,20 +99,24 @@ extension EndToEnd {
         ]
         let first = try GeofenceProcess(
             arguments + ["--follow", "--grace", "1s"], in: scratch.path, name: "first")
-        try waitUntil("two hooks to start") { Scratch.lines(scratch.file("started.txt")).count >= 2 }
+        try waitUntil("two hooks to start") {
+            TemporaryDirectory.lines(scratch.file("started.txt")).count >= 2
+        }
         first.send(SIGTERM)
         let stopped = try first.waitForExit()
         #expect(!stopped.signaled && stopped.status == 0, "stderr:\n\(first.stderr)")
         #expect(first.stderr.contains("handed back"), "stderr:\n\(first.stderr)")
         #expect(processes(mentioning: scratch.path, "hook.sh").isEmpty, "no hook of the stopped run lives on")
         #expect(
-            Scratch.lines(scratch.file("started.txt")).count == 2, "no queued hook started after the stop")
+            TemporaryDirectory.lines(scratch.file("started.txt")).count == 2,
+            "no queued hook started after the stop")
 
         try FileManager.default.removeItem(atPath: scratch.file("slow"))
         let second = try GeofenceProcess(arguments, in: scratch.path, name: "second")
         let ended = try second.waitForExit()
         #expect(!ended.signaled && ended.status == 0, "stderr:\n\(second.stderr)")
         #expect(
-            Scratch.lines(scratch.file("hooks.txt")).sorted() == expected.sorted(), "each hook exactly once")
+            TemporaryDirectory.lines(scratch.file("hooks.txt")).sorted() == expected.sorted(),
+            "each hook exactly once")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 extension EndToEnd {
@@ -6,7 +7,7 @@ extension EndToEnd {
     /// (SIGSTOP) for longer than the expiration are history when it continues (SIGCONT), as they
     /// would be after a kill and a restart, so the crossing they hold is not lost as "expired".
     @Test func fixesWrittenWhileStoppedCountAsAfterARestart() throws {
-        let scratch = try Scratch("stop-continue")
+        let scratch = try TemporaryDirectory("stop-continue")
         try scratch.write(
             "rules.yaml",
             """
@@ -39,7 +40,7 @@ extension EndToEnd {
                 #"{"latitude":\#(latitude),"longitude":-0.1246,"timestamp":\#(milliseconds),"horizontalAccuracy":10}"#
             )
         }
-        try Scratch.append(lines.joined(separator: "\n") + "\n", to: scratch.file("fixes.ndjson"))
+        try TemporaryDirectory.append(lines.joined(separator: "\n") + "\n", to: scratch.file("fixes.ndjson"))
         // Stopped for longer than the expiration (2 s): the newest fix is then older than it.
         usleep(4_000_000)
         kill(pid, SIGCONT)

@@ -67,8 +67,8 @@ import Testing
                 let bytes = Self.damaged(original, seed: seed)
                 var nmea = NMEAReader(source: name)
                 var geolife = GeoLifeReader(source: name)
-                var errors: [InputError] = []
-                let collect: (Result<InputRecord, InputError>) -> Void = {
+                var errors: [RecordError] = []
+                let collect: (Result<InputRecord, RecordError>) -> Void = {
                     if case .failure(let error) = $0 { errors.append(error) }
                 }
                 var number = 0

@@ -101,10 +101,10 @@ import Testing
     }
 
     private func readAll(_ path: String) throws -> (
-        records: [InputRecord], errors: [InputError], notes: [String]
+        records: [InputRecord], errors: [RecordError], notes: [String]
     ) {
         var records: [InputRecord] = []
-        var errors: [InputError] = []
+        var errors: [RecordError] = []
         var notes: [String] = []
         try RecordReader(path: path, maxLineBytes: 4096).read(
             record: { records.append($0) }, error: { errors.append($0) }, note: { notes.append($0) })
@@ -197,7 +197,7 @@ import Testing
     }
 
     @Test func aMissingFileIsOneUnreadableError() {
-        #expect(throws: InputError.self) {
+        #expect(throws: RecordError.self) {
             try RecordReader(path: "/nonexistent/fixes.ndjson").read(record: { _ in }, error: { _ in })
         }
     }

@@ -18,7 +18,7 @@ private func lines(_ name: String) throws -> [String] {
         var reader = NMEAReader(source: source)
         var records: [InputRecord] = []
         var errors: [String] = []
-        let collect: (Result<InputRecord, InputError>) -> Void = {
+        let collect: (Result<InputRecord, RecordError>) -> Void = {
             switch $0 {
             case .success(let record): records.append(record)
             case .failure(let error): errors.append(error.description)
@@ -119,7 +119,7 @@ private func lines(_ name: String) throws -> [String] {
         var reader = GeoLifeReader(source: "x.plt")
         var line = Array("39.98,116.31,0,492,39744.12,2008-13-23,02:53:04".utf8)
         let result = line.withUnsafeMutableBufferPointer { reader.line(UnsafeBufferPointer($0), number: 9) }
-        #expect(throws: InputError.self) { try result.get() }
+        #expect(throws: RecordError.self) { try result.get() }
         if case .failure(let error) = result {
             #expect(
                 error.description == "x.plt:9: field \"date\": \"2008-13-23,02:53:04\" is not a date and time"

@@ -7,11 +7,11 @@ import Testing
 @Suite struct StreamDecoderTests {
     /// Feeds a test file's lines one by one, as `run` does.
     private func decodeLines(_ name: String, format: InputFormat = .auto) throws -> (
-        records: [InputRecord], errors: [InputError], format: InputFormat?
+        records: [InputRecord], errors: [RecordError], format: InputFormat?
     ) {
         let text = try String(contentsOf: try dataURL("formats/" + name), encoding: .utf8)
         var decoder = StreamDecoder(format: format, source: name)
-        var results: [Result<InputRecord, InputError>] = []
+        var results: [Result<InputRecord, RecordError>] = []
         for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
             .enumerated()
         {

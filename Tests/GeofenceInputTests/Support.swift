@@ -28,8 +28,8 @@ struct GoodLine: Sendable, CustomTestStringConvertible {
 struct BadLine: Sendable, CustomTestStringConvertible {
     let line: String
     let message: String
-    let kind: InputError.Kind
-    init(_ line: String, _ message: String, _ kind: InputError.Kind) {
+    let kind: RecordError.Kind
+    init(_ line: String, _ message: String, _ kind: RecordError.Kind) {
         self.line = line
         self.message = message
         self.kind = kind
@@ -41,7 +41,7 @@ struct BadLine: Sendable, CustomTestStringConvertible {
 func decodeOne(
     _ line: String, format: InputFormat = .auto, source: String = "fixes.ndjson", number: Int = 17,
     timeZone: TimeZone = .gmt, deviceId: String? = nil
-) -> Result<InputRecord?, InputError> {
+) -> Result<InputRecord?, RecordError> {
     var decoder = LineDecoder(format: format, source: source, timeZone: timeZone, deviceId: deviceId)
     return decoder.decode(line, number: number)
 }

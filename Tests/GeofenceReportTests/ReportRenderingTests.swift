@@ -1,3 +1,4 @@
+import GeofenceRules
 import Foundation
 import GeofenceReport
 import Testing

@@ -1,3 +1,5 @@
+import GeofenceRules
+import GeofenceInput
 import Foundation
 import Geofence
 import GeofenceReport

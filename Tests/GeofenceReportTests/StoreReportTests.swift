@@ -41,7 +41,8 @@ import Testing
             for event in output.placeEvents {
                 step.events.append(
                     StoredEvent(
-                        id: event.id, device: event.device, kind: event.transition, place: event.place,
+                        id: event.id, device: event.device, kind: event.transition.rawValue,
+                        place: event.place,
                         date: event.date, confirmedAt: event.confirmedAt,
                         json: try EngineJSON.line("event", event)))
             }

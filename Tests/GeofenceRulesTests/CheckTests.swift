@@ -1,3 +1,4 @@
+import Geofence
 import Foundation
 import Testing
 
@@ -203,7 +204,8 @@ let brokenRules: [BrokenRules] = [
               home: { center: [51.5, -0.12], radius: 150, hysteresis: { confirm: 2m } }
               gym: { center: [51.6, -0.12], radius: 150, hysteresis: { exit_margin: 40 } }
             """
-        let file = try RulesLoader.parse(yaml, file: "rules.yaml", baseDirectory: URL(fileURLWithPath: "/")).get()
+        let file = try RulesLoader.parse(yaml, file: "rules.yaml", baseDirectory: URL(fileURLWithPath: "/"))
+            .get()
         let home = try #require(file.place(named: "home"))
         let gym = try #require(file.place(named: "gym"))
         let homeHysteresis = file.hysteresis(for: home)

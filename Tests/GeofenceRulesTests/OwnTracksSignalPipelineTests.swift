@@ -50,8 +50,8 @@ import Testing
             Self.location(1_772_527_300, -0.0526),
         ]
         let events = try Self.run(lines)
-        let crossings = events.filter { $0.transition == "enter" || $0.transition == "exit" }
-        #expect(crossings.map { "\($0.place) \($0.transition)" } == ["home exit", "work enter"])
+        let crossings = events.filter { $0.transition == .enter || $0.transition == .exit }
+        #expect(crossings.map { "\($0.place) \($0.transition.rawValue)" } == ["home exit", "work enter"])
         // Dated by the phone's own decisions.
         #expect(crossings.first?.date == Date(timeIntervalSince1970: 1_772_526_000))
         #expect(crossings.last?.date == Date(timeIntervalSince1970: 1_772_527_200))
@@ -62,7 +62,7 @@ import Testing
             Self.location(1_772_524_800, -0.1246), Self.location(1_772_525_100, -0.1246),
             #"{"_type":"transition","tst":1772526000,"event":"leave","desc":"Gym","tid":"ph","wtst":1}"#,
         ]
-        #expect(try Self.run(lines).allSatisfy { $0.transition == "determined" })
+        #expect(try Self.run(lines).allSatisfy { $0.transition == .determined })
     }
 
     @Test func aVisitLocationConfirmsTheStayAlone() throws {
@@ -72,7 +72,7 @@ import Testing
             Self.location(1_772_528_000, -0.0526, m: -1, t: "v"),
         ]
         let events = try Self.run(lines)
-        #expect(events.contains { $0.place == "work" && $0.transition == "enter" })
+        #expect(events.contains { $0.place == "work" && $0.transition == .enter })
     }
 
     @Test func aSingleTimerFixAtWorkConfirmsNothing() throws {
@@ -81,6 +81,6 @@ import Testing
             Self.location(1_772_528_000, -0.0526, m: -1),
         ]
         let events = try Self.run(lines)
-        #expect(!events.contains { $0.place == "work" && $0.transition == "enter" })
+        #expect(!events.contains { $0.place == "work" && $0.transition == .enter })
     }
 }

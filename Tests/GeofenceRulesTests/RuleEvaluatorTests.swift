@@ -120,7 +120,7 @@ let twoPlaces = """
         #expect(commute.status == .completed)
         #expect(commute.start == (try instant("2026-03-03T08:00:40Z")))
         #expect(abs((commute.durationSeconds ?? 0) - 1410) < 0.001)
-        #expect(output.actions.map(\.transition) == ["commute", "commute"])
+        #expect(output.actions.map(\.transition) == [.commute, .commute])
         #expect(output.actions.allSatisfy { $0.commute == commute })
     }
 

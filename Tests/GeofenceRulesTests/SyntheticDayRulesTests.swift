@@ -61,7 +61,7 @@ import Testing
 
     @Test func theDaysEventsAreExactlyTheTrueSequence() throws {
         let outputs = replay(SyntheticDay().fixes(), rules: try commuteRules()).outputs
-        let crossings = outputs.flatMap(\.placeEvents).filter { $0.transition != "determined" }
+        let crossings = outputs.flatMap(\.placeEvents).filter { $0.transition != .determined }
             .map { "\($0.transition) \($0.place)" }
         #expect(
             crossings == [
@@ -115,7 +115,7 @@ import Testing
         #expect(commutes.first?.reason == "came back to home first")
         #expect(commutes.first?.end == nil)
         // The commute's log action says so; nothing claims a completed commute.
-        #expect(outputs.flatMap(\.actions).map(\.transition) == ["commute-abandoned"])
+        #expect(outputs.flatMap(\.actions).map(\.transition) == [.commuteAbandoned])
     }
 
     @Test func replayingTwiceGivesTheSameActionIds() throws {
@@ -173,7 +173,7 @@ import Testing
         #expect(Set(commutes.map(\.device)) == ["jane/phone"])
         #expect(commutes.count == 2)
         let bobsEvents = outputs.flatMap(\.placeEvents).filter { $0.device == "bob/phone" }
-        #expect(bobsEvents.allSatisfy { $0.transition == "determined" })
+        #expect(bobsEvents.allSatisfy { $0.transition == .determined })
         #expect(bobsEvents.count == 4)
         #expect(Set(pipeline.state.devices.keys) == ["jane/phone", "bob/phone"])
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 import struct GeofenceInput.InputLine
@@ -95,11 +96,11 @@ private func collect(_ follower: FileFollower, into transcript: inout Transcript
 /// Appends `text` to `path` in one write, creating the file if needed.
 private func append(_ text: String, to path: String) throws {
     let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-    guard descriptor >= 0 else { throw InputError(path: path, operation: "open", code: errno) }
+    guard descriptor >= 0 else { throw InputFileError(path: path, operation: "open", code: errno) }
     defer { close(descriptor) }
     let bytes = Array(text.utf8)
     let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-    guard written == bytes.count else { throw InputError(path: path, operation: "write", code: errno) }
+    guard written == bytes.count else { throw InputFileError(path: path, operation: "write", code: errno) }
 }
 
 private func numbered(_ range: ClosedRange<Int>) -> String {
@@ -165,7 +166,7 @@ private func identity(_ path: String) throws -> String {
     }
 
     @Test func aMissingFileThatIsNotFollowedIsAnError() throws {
-        #expect(throws: InputError(path: path, operation: "open", code: ENOENT)) {
+        #expect(throws: InputFileError(path: path, operation: "open", code: ENOENT)) {
             _ = try follower(path, follow: false).next()
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import GeofenceRuntime
@@ -12,27 +13,9 @@ import Testing
     private var state: String { directory.file("state") }
     private let epoch = Date(timeIntervalSince1970: 1_772_521_200)  // 2026-03-03T07:00:00Z
 
-    /// Runs the `geofence` executable built beside the tests; its output is small, so reading one
-    /// pipe to its end before the other cannot fill a pipe.
     private func geofence(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let folder = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent()
-        let executable = folder.appendingPathComponent("geofence")
-        try #require(
-            FileManager.default.isExecutableFile(atPath: executable.path), "build with --build-tests")
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, String(decoding: stdout, as: UTF8.self),
-            String(decoding: stderr, as: UTF8.self)
-        )
+        let result = try GeofenceCommand.run(arguments)
+        return (result.status, result.stdout, result.stderr)
     }
 
     private func fill() throws -> Store {

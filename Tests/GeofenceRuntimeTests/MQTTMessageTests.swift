@@ -1,3 +1,4 @@
+import Geofence
 import Foundation
 import GeofenceInput
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import GeofenceRuntime
@@ -25,20 +26,20 @@ import Testing
     @Test func theStateDirectoryIsOwnerOnlyAndSoAreTheDatabaseFiles() throws {
         let store = try Store(directory: stateDirectory)
         try store.commit(Step(actions: [action("a")]))
-        #expect(try directory.mode(directory.file("state")) == 0o700)
-        #expect(try directory.mode(stateDirectory) == 0o700)
+        #expect(TemporaryDirectory.mode(directory.file("state")) == 0o700)
+        #expect(TemporaryDirectory.mode(stateDirectory) == 0o700)
         for suffix in ["", "-wal", "-shm"] {
             let path = store.databasePath + suffix
             #expect(
                 FileManager.default.fileExists(atPath: path), "\(path) should exist while the store is open")
-            #expect(try directory.mode(path) == 0o600, "\(path)")
+            #expect(TemporaryDirectory.mode(path) == 0o600, "\(path)")
         }
     }
 
     @Test func aSecondStoreOnTheSameDirectoryIsRefusedUntilTheFirstCloses() throws {
         let first = try Store(directory: stateDirectory)
         #expect(throws: StoreError.locked(stateDirectory)) { _ = try Store(directory: stateDirectory) }
-        #expect(try directory.mode(stateDirectory + "/lock") == 0o600)
+        #expect(TemporaryDirectory.mode(stateDirectory + "/lock") == 0o600)
         first.close()
         let second = try Store(directory: stateDirectory)
         #expect(try second.schemaVersion() == StoreSchema.migrations.count)
@@ -51,7 +52,7 @@ import Testing
             FileManager.default.createFile(
                 atPath: path, contents: nil, attributes: [.posixPermissions: 0o644]))
         _ = try Store(directory: stateDirectory)
-        #expect(try directory.mode(path) == 0o600)
+        #expect(TemporaryDirectory.mode(path) == 0o600)
     }
 
     @Test func theDatabaseIsInWriteAheadLogMode() throws {

@@ -153,7 +153,11 @@ struct MetricMap {
         ),
     ])
     func invalidWKTIsRefusedWithItsReason(wkt: String, message: String) {
-        #expect(throws: PolygonError(message)) { try PolygonCondition(wkt: wkt) }
+        #expect {
+            try PolygonCondition(wkt: wkt)
+        } throws: { error in
+            (error as? PolygonError)?.description == message
+        }
     }
 
     @Test(arguments: [
@@ -187,14 +191,19 @@ struct MetricMap {
         ),
     ])
     func invalidGeoJSONIsRefusedWithWhereItIs(json: String, message: String) {
-        #expect(throws: PolygonError(message)) { try PolygonCondition(geoJSON: json) }
+        #expect {
+            try PolygonCondition(geoJSON: json)
+        } throws: { error in
+            (error as? PolygonError)?.description == message
+        }
     }
 
     @Test func textThatIsNotJSONIsRefused() {
         #expect {
             try PolygonCondition(geoJSON: "{\"type\": ")
         } throws: { error in
-            (error as? PolygonError)?.message.hasPrefix("GeoJSON: not valid JSON") == true
+            guard case .malformedGeoJSON(let path, let detail) = error as? PolygonError else { return false }
+            return path.isEmpty && detail.hasPrefix("not valid JSON")
         }
     }
 }

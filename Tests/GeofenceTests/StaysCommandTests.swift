@@ -1,62 +1,19 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Geofence
-
-/// The `geofence` executable built beside the test bundle, if there is one (`swift build
-/// --build-tests` builds both into the same folder).
-private let geofenceExecutable: URL? = {
-    let folder = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent()
-    let candidate = folder.appendingPathComponent("geofence")
-    return FileManager.default.isExecutableFile(atPath: candidate.path) ? candidate : nil
-}()
 
 /// Runs the executable with arguments and standard input, returning its exit status and output.
 private func runGeofence(_ arguments: [String], input: String = "") throws -> (
     status: Int32, stdout: String, stderr: String
 ) {
-    let process = Process()
-    guard let executable = geofenceExecutable else { throw CocoaError(.fileNoSuchFile) }
-    process.executableURL = executable
-    process.arguments = arguments
-    let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = stderr
-    try process.run()
-    // Feed stdin and drain stderr on their own threads: a day of fixes is larger than a pipe holds.
-    let writer = Thread {
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try? stdin.fileHandleForWriting.close()
-    }
-    writer.start()
-    let errorData = LockedData()
-    let reader = Thread { errorData.set(stderr.fileHandleForReading.readDataToEndOfFile()) }
-    reader.start()
-    let out = stdout.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    errorData.done.wait()
-    return (
-        process.terminationStatus, String(decoding: out, as: UTF8.self),
-        String(decoding: errorData.get(), as: UTF8.self)
-    )
-}
-
-/// Data handed from a reading thread to the test.
-private final class LockedData: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data = Data()
-    /// Signalled once the data is set.
-    let done = DispatchSemaphore(value: 0)
-    func set(_ value: Data) {
-        lock.withLock { data = value }
-        done.signal()
-    }
-    func get() -> Data { lock.withLock { data } }
+    let result = try GeofenceCommand.run(arguments, input: input)
+    return (result.status, result.stdout, result.stderr)
 }
 
 /// End-to-end runs of `geofence simulate day` piped into `geofence stays`.
-@Suite(.enabled(if: geofenceExecutable != nil, "the geofence executable is built beside the tests"))
+@Suite
 struct StaysCommandTests {
     @Test func simulateWritesTheDayAsNDJSONFixes() throws {
         let result = try runGeofence(["simulate", "day", "--interval", "5m", "--seed", "3"])

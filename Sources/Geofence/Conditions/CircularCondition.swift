@@ -45,7 +45,7 @@ public enum ConditionError: Error, Equatable, Sendable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .badRadius(let radius): "radius must be a positive number of metres, not \(radius)"
-        case .polygon(let error): error.message
+        case .polygon(let error): error.description
         }
     }
 }

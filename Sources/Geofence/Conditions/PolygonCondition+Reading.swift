@@ -67,10 +67,10 @@ extension PolygonCondition {
             for (r, ring) in rings.enumerated() {
                 let points = order == .latitudeFirst ? ring.map { (x: $0.y, y: $0.x) } : ring
                 converted.append(
-                    try PolygonVertices.coordinates(points, wrapped: &wrapped) { v in
+                    try PolygonVertices.coordinates(points, wrapped: &wrapped) { v, detail in
                         let ringName = r == 0 ? "outer ring" : "hole \(r)"
                         let polygonName = raw.count > 1 ? "polygon \(p + 1), " : ""
-                        return "WKT: \(polygonName)\(ringName), vertex \(v + 1)"
+                        return .malformedWKT("\(polygonName)\(ringName), vertex \(v + 1): \(detail)")
                     })
             }
             polygons.append(converted)
@@ -88,7 +88,7 @@ extension PolygonCondition {
         do {
             value = try JSONDecoder().decode(JSONValue.self, from: Data(geoJSON.utf8))
         } catch {
-            throw PolygonError("GeoJSON: not valid JSON: \(JSONErrorText.describe(error))")
+            throw .malformedGeoJSON(path: "", "not valid JSON: \(JSONErrorText.describe(error))")
         }
         var wrapped = 0
         let polygons = try GeoJSONPolygonReader.polygons(in: value, path: "", wrapped: &wrapped)
@@ -114,9 +114,10 @@ extension PolygonCondition {
 /// antimeridian.
 enum PolygonVertices {
     /// The coordinates of one ring of `(longitude, latitude)` pairs; `wrapped` counts the
-    /// longitudes brought into range. `place` names a vertex (by index) in errors.
+    /// longitudes brought into range. `failure` makes the error for a vertex (by index) and what is
+    /// wrong with it.
     static func coordinates(
-        _ ring: [(x: Double, y: Double)], wrapped: inout Int, place: (Int) -> String
+        _ ring: [(x: Double, y: Double)], wrapped: inout Int, failure: (Int, String) -> PolygonError
     ) throws(PolygonError) -> [Coordinate] {
         // Only a continuous ring (no jump of more than half the world between neighbours) is
         // wrapped: then a value past ±180 is the same meridian written the long way round.
@@ -131,7 +132,7 @@ enum PolygonVertices {
             do {
                 points.append(try Coordinate(latitude: point.y, longitude: longitude))
             } catch {
-                throw PolygonError("\(place(v)): \(error)")
+                throw failure(v, "\(error)")
             }
         }
         return points

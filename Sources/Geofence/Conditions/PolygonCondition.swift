@@ -20,7 +20,7 @@ public struct PolygonCondition: Sendable, Hashable, Codable, CustomStringConvert
 
     /// Makes a condition from rings of coordinates.
     public init(polygons: [[[Coordinate]]]) throws(PolygonError) {
-        guard !polygons.isEmpty else { throw PolygonError("no polygon given") }
+        guard !polygons.isEmpty else { throw .empty }
         let frame = LocalFrame(origin: PolygonCondition.center(of: polygons))
         let projected = polygons.map { rings in rings.map { ring in ring.map(frame.project) } }
         self.shape = try GEOSPolygon(polygons: projected) { point in
@@ -85,7 +85,7 @@ public struct PolygonCondition: Sendable, Hashable, Codable, CustomStringConvert
             try self.init(polygons: polygons)
         } catch {
             throw DecodingError.dataCorruptedError(
-                forKey: .polygons, in: container, debugDescription: error.message)
+                forKey: .polygons, in: container, debugDescription: error.description)
         }
     }
 
@@ -121,21 +121,22 @@ enum GeoJSONPolygonReader {
     static func polygons(in value: JSONValue, path: String, wrapped: inout Int) throws(PolygonError)
         -> [[[Coordinate]]]
     {
-        let here = path.isEmpty ? "GeoJSON" : "GeoJSON \(path)"
         guard let object = value.object else {
-            throw PolygonError("\(here): expected an object, found \(value.kindName)")
+            throw .malformedGeoJSON(path: path, "expected an object, found \(value.kindName)")
         }
-        guard let type = object["type"]?.string else { throw PolygonError("\(here): missing \"type\"") }
+        guard let type = object["type"]?.string else {
+            throw .malformedGeoJSON(path: path, "missing \"type\"")
+        }
         func child(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
         switch type {
         case "Feature":
             guard let geometry = object["geometry"], geometry != .null else {
-                throw PolygonError("\(here): Feature has no geometry")
+                throw .malformedGeoJSON(path: path, "Feature has no geometry")
             }
             return try polygons(in: geometry, path: child("geometry"), wrapped: &wrapped)
         case "FeatureCollection":
             guard let features = object["features"]?.array, !features.isEmpty else {
-                throw PolygonError("\(here): FeatureCollection has no features")
+                throw .malformedGeoJSON(path: path, "FeatureCollection has no features")
             }
             var all: [[[Coordinate]]] = []
             for (index, feature) in features.enumerated() {
@@ -146,7 +147,7 @@ enum GeoJSONPolygonReader {
             return [try rings(object["coordinates"], path: child("coordinates"), wrapped: &wrapped)]
         case "MultiPolygon":
             guard let parts = object["coordinates"]?.array, !parts.isEmpty else {
-                throw PolygonError("\(here): MultiPolygon needs a non-empty \"coordinates\" array")
+                throw .malformedGeoJSON(path: path, "MultiPolygon needs a non-empty \"coordinates\" array")
             }
             var all: [[[Coordinate]]] = []
             for (index, part) in parts.enumerated() {
@@ -154,8 +155,8 @@ enum GeoJSONPolygonReader {
             }
             return all
         default:
-            throw PolygonError(
-                "\(here): expected Polygon, MultiPolygon, Feature or FeatureCollection, found \(type)")
+            throw .malformedGeoJSON(
+                path: path, "expected Polygon, MultiPolygon, Feature or FeatureCollection, found \(type)")
         }
     }
 
@@ -163,24 +164,24 @@ enum GeoJSONPolygonReader {
         -> [[Coordinate]]
     {
         guard let rings = value?.array, !rings.isEmpty else {
-            throw PolygonError("GeoJSON \(path): expected a non-empty array of rings")
+            throw .malformedGeoJSON(path: path, "expected a non-empty array of rings")
         }
         var result: [[Coordinate]] = []
         for (r, ring) in rings.enumerated() {
             guard let positions = ring.array else {
-                throw PolygonError(
-                    "GeoJSON \(path)[\(r)]: expected an array of positions, found \(ring.kindName)")
+                throw .malformedGeoJSON(
+                    path: "\(path)[\(r)]", "expected an array of positions, found \(ring.kindName)")
             }
             var ringPoints: [(x: Double, y: Double)] = []
             for (v, position) in positions.enumerated() {
-                let at = "GeoJSON \(path)[\(r)][\(v)]"
+                let at = "\(path)[\(r)][\(v)]"
                 guard let numbers = position.array, numbers.count >= 2,
                     let longitude = numbers[0].number, let latitude = numbers[1].number
-                else { throw PolygonError("\(at): expected [longitude, latitude]") }
+                else { throw .malformedGeoJSON(path: at, "expected [longitude, latitude]") }
                 ringPoints.append((longitude, latitude))
             }
-            let points = try PolygonVertices.coordinates(ringPoints, wrapped: &wrapped) { v in
-                "GeoJSON \(path)[\(r)][\(v)]"
+            let points = try PolygonVertices.coordinates(ringPoints, wrapped: &wrapped) { v, detail in
+                .malformedGeoJSON(path: "\(path)[\(r)][\(v)]", detail)
             }
             result.append(points)
         }

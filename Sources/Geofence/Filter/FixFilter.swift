@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The gate in front of the monitor: it drops fixes that must not move a fence and counts why.
 ///

@@ -16,9 +16,11 @@ final class GEOSContext {
     let handle: GEOSContextHandle_t
     private let messages = MessageBox()
 
-    init() {
+    /// Starts a context; `nil` when GEOS cannot (GEOS_init_r returns NULL when out of memory).
+    init?() {
         // GEOS_init_r is not safe to call from several threads at once (libgeos/geos#1311).
-        handle = GEOSContext.initLock.withLock { GEOS_init_r() }
+        guard let handle = GEOSContext.initLock.withLock({ GEOS_init_r() }) else { return nil }
+        self.handle = handle
         let box = Unmanaged.passUnretained(messages).toOpaque()
         GEOSContext_setErrorMessageHandler_r(
             handle,
@@ -32,6 +34,9 @@ final class GEOSContext {
     deinit { GEOS_finish_r(handle) }
 
     private static let initLock = NSLock()
+
+    /// The message for a context that could not be started.
+    static let initFailure = "GEOS could not start (GEOS_init_r returned NULL)"
 
     /// The last error GEOS reported, as a Swift error, clearing it.
     func error(_ fallback: String) -> GEOSError {

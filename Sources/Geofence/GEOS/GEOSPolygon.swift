@@ -18,7 +18,7 @@ final class GEOSPolygon: @unchecked Sendable {
     /// Builds and validates the shape. `polygons[i][0]` is a shell, the rest of `polygons[i]` its
     /// holes. `place` names a plane point for error messages (as a coordinate).
     init(polygons: [[[PlanePoint]]], place: (PlanePoint) -> String) throws(PolygonError) {
-        let context = GEOSContext()
+        guard let context = GEOSContext() else { throw .geos(GEOSContext.initFailure) }
         let handle = context.handle
         var parts: [OpaquePointer] = []
         for (index, rings) in polygons.enumerated() {
@@ -41,7 +41,7 @@ final class GEOSPolygon: @unchecked Sendable {
                     handle, Int32(GEOS_MULTIPOLYGON.rawValue), buffer.baseAddress, UInt32(buffer.count))
             }
         }
-        guard let geometry else { throw PolygonError(context.error("cannot build the multipolygon").message) }
+        guard let geometry else { throw .geos(context.error("cannot build the multipolygon").message) }
         let area = OwnedGeometry(context: context, pointer: geometry)
 
         var reason: UnsafeMutablePointer<CChar>?
@@ -61,17 +61,17 @@ final class GEOSPolygon: @unchecked Sendable {
                 }
                 GEOSGeom_destroy_r(handle, location)
             }
-            throw PolygonError(message)
+            throw .invalidShape(message)
         }
 
         // Returns NULL on exception.
         guard let boundaryPointer = GEOSBoundary_r(handle, geometry) else {
-            throw PolygonError(context.error("GEOS could not compute the boundary").message)
+            throw .geos(context.error("GEOS could not compute the boundary").message)
         }
         let boundary = OwnedGeometry(context: context, pointer: boundaryPointer)
         guard let preparedArea = GEOSPrepare_r(handle, geometry),
             let preparedBoundary = GEOSPrepare_r(handle, boundaryPointer)
-        else { throw PolygonError(context.error("GEOS could not prepare the polygon").message) }
+        else { throw .geos(context.error("GEOS could not prepare the polygon").message) }
         self.context = context
         self.area = area
         self.boundary = boundary
@@ -95,7 +95,7 @@ final class GEOSPolygon: @unchecked Sendable {
             let name = index == 0 ? "\(label), outer ring" : "\(label), hole \(index)"
             guard let sequence = GEOSCoordSeq_create_r(handle, UInt32(ring.count), 2) else {
                 destroyMade()
-                throw PolygonError("\(name): " + context.error("cannot allocate coordinates").message)
+                throw .geos("\(name): " + context.error("cannot allocate coordinates").message)
             }
             for (i, point) in ring.enumerated() {
                 GEOSCoordSeq_setXY_r(handle, sequence, UInt32(i), point.x, point.y)
@@ -104,18 +104,18 @@ final class GEOSPolygon: @unchecked Sendable {
             // not closed or have fewer than four points.
             guard let linearRing = GEOSGeom_createLinearRing_r(handle, sequence) else {
                 destroyMade()
-                throw PolygonError("\(name): " + context.error("GEOS refused the ring").message)
+                throw .invalidShape("\(name): " + context.error("GEOS refused the ring").message)
             }
             made.append(linearRing)
         }
-        guard let shell = made.first else { throw PolygonError("\(label): has no rings") }
+        guard let shell = made.first else { throw .invalidShape("\(label): has no rings") }
         var holes = Array(made.dropFirst()).map { Optional($0) }
         // Takes ownership of shell and holes.
         let polygon = holes.withUnsafeMutableBufferPointer { buffer in
             GEOSGeom_createPolygon_r(handle, shell, buffer.baseAddress, UInt32(buffer.count))
         }
         guard let polygon else {
-            throw PolygonError("\(label): " + context.error("GEOS refused the polygon").message)
+            throw .invalidShape("\(label): " + context.error("GEOS refused the polygon").message)
         }
         return polygon
     }
@@ -141,15 +141,15 @@ final class GEOSPolygon: @unchecked Sendable {
 /// Reads WKT with GEOS and returns its polygons as rings of (x, y) = (longitude, latitude).
 enum WKTPolygonReader {
     static func read(_ text: String) throws(PolygonError) -> [[[(x: Double, y: Double)]]] {
-        let context = GEOSContext()
+        guard let context = GEOSContext() else { throw .geos(GEOSContext.initFailure) }
         let handle = context.handle
         guard let reader = GEOSWKTReader_create_r(handle) else {
-            throw PolygonError(context.error("cannot create a WKT reader").message)
+            throw .geos(context.error("cannot create a WKT reader").message)
         }
         defer { GEOSWKTReader_destroy_r(handle, reader) }
         // Returns NULL on a parse error or an invalid ring, with GEOS's reason.
         guard let pointer = GEOSWKTReader_read_r(handle, reader, text) else {
-            throw PolygonError("WKT: " + context.error("cannot parse").message)
+            throw .malformedWKT(context.error("cannot parse").message)
         }
         let geometry = OwnedGeometry(context: context, pointer: pointer)
         let type = GEOSGeomTypeId_r(handle, geometry.pointer)
@@ -163,11 +163,11 @@ enum WKTPolygonReader {
                 guard let part = GEOSGetGeometryN_r(handle, geometry.pointer, index) else { continue }
                 polygons.append(try rings(of: part, context: context))
             }
-            guard !polygons.isEmpty else { throw PolygonError("WKT: MULTIPOLYGON is empty") }
+            guard !polygons.isEmpty else { throw .malformedWKT("MULTIPOLYGON is empty") }
             return polygons
         default:
             let name = GEOSGeomType_r(handle, geometry.pointer).map { String(cString: $0) } ?? "unknown"
-            throw PolygonError("WKT: expected POLYGON or MULTIPOLYGON, found \(name)")
+            throw .malformedWKT("expected POLYGON or MULTIPOLYGON, found \(name)")
         }
     }
 
@@ -175,10 +175,10 @@ enum WKTPolygonReader {
         -> [[(x: Double, y: Double)]]
     {
         let handle = context.handle
-        guard GEOSisEmpty_r(handle, polygon) == 0 else { throw PolygonError("WKT: POLYGON is empty") }
+        guard GEOSisEmpty_r(handle, polygon) == 0 else { throw .malformedWKT("POLYGON is empty") }
         var result: [[(x: Double, y: Double)]] = []
         guard let shell = GEOSGetExteriorRing_r(handle, polygon) else {
-            throw PolygonError("WKT: " + context.error("polygon has no outer ring").message)
+            throw .malformedWKT(context.error("polygon has no outer ring").message)
         }
         result.append(try points(of: shell, context: context))
         let holes = GEOSGetNumInteriorRings_r(handle, polygon)
@@ -194,18 +194,18 @@ enum WKTPolygonReader {
     {
         let handle = context.handle
         guard let sequence = GEOSGeom_getCoordSeq_r(handle, ring) else {
-            throw PolygonError("WKT: " + context.error("ring has no coordinates").message)
+            throw .malformedWKT(context.error("ring has no coordinates").message)
         }
         var size: UInt32 = 0
         guard GEOSCoordSeq_getSize_r(handle, sequence, &size) != 0 else {
-            throw PolygonError("WKT: " + context.error("ring has no size").message)
+            throw .malformedWKT(context.error("ring has no size").message)
         }
         var points: [(x: Double, y: Double)] = []
         points.reserveCapacity(Int(size))
         for index in 0..<size {
             var x = 0.0, y = 0.0
             guard GEOSCoordSeq_getXY_r(handle, sequence, index, &x, &y) != 0 else {
-                throw PolygonError("WKT: " + context.error("cannot read a coordinate").message)
+                throw .malformedWKT(context.error("cannot read a coordinate").message)
             }
             points.append((x, y))
         }

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One position report from a tracker: the fields of a Core Location fix and of an AWARE
 /// location record.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A stay at one place, as Core Location reports a CLVisit: either end may be unknown.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A change the monitor reports: a condition's new state, when it really happened, and why.
 ///

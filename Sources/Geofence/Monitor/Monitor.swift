@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A region monitor in the shape of CLMonitor: conditions by identifier, records, and an
 /// `AsyncSequence` of events.

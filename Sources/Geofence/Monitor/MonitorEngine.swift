@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The deterministic core of the monitor: conditions, their states and the evidence being
 /// weighed, moved by fixes and visits; its `Codable` value is the monitor's whole saved state.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension SyntheticDay {
     /// The day as a distance-triggered tracker reports it: of the receiver's fixes (one every

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A seeded synthetic day of fixes with a known truth: home, a commute to work, lunch nearby,
 /// work again, the gym, home.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Seeded synthetic traces with a known truth, for testing region logic off-device.
 ///

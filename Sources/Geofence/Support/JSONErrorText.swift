@@ -1,7 +1,7 @@
 /// Turns a `DecodingError` into one line naming the field, for messages users read.
-public enum JSONErrorText {
+enum JSONErrorText {
     /// A one-line description of a decoding error: the coding path and what was wrong.
-    public static func describe(_ error: any Error) -> String {
+    static func describe(_ error: any Error) -> String {
         guard let error = error as? DecodingError else { return "\(error)" }
         func path(_ context: DecodingError.Context) -> String {
             let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }

@@ -1,6 +1,6 @@
 /// Any JSON value, for formats whose shape is checked by hand (GeoJSON, tracker messages) so that
 /// errors can name the exact field.
-public enum JSONValue: Hashable, Sendable, Decodable {
+enum JSONValue: Hashable, Sendable, Decodable {
     case null
     case bool(Bool)
     case number(Double)
@@ -9,7 +9,7 @@ public enum JSONValue: Hashable, Sendable, Decodable {
     case object([String: JSONValue])
 
     /// Decodes and checks a value written by `encode(to:)`.
-    public init(from decoder: any Decoder) throws {
+    init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -27,19 +27,19 @@ public enum JSONValue: Hashable, Sendable, Decodable {
     }
 
     /// The number, if this is one.
-    public var number: Double? { if case .number(let value) = self { value } else { nil } }
+    var number: Double? { if case .number(let value) = self { value } else { nil } }
     /// The string, if this is one.
-    public var string: String? { if case .string(let value) = self { value } else { nil } }
+    var string: String? { if case .string(let value) = self { value } else { nil } }
     /// The elements, if this is an array.
-    public var array: [JSONValue]? { if case .array(let value) = self { value } else { nil } }
+    var array: [JSONValue]? { if case .array(let value) = self { value } else { nil } }
     /// The members, if this is an object.
-    public var object: [String: JSONValue]? { if case .object(let value) = self { value } else { nil } }
+    var object: [String: JSONValue]? { if case .object(let value) = self { value } else { nil } }
 
     /// The member of an object, or `nil`.
-    public subscript(key: String) -> JSONValue? { object?[key] }
+    subscript(key: String) -> JSONValue? { object?[key] }
 
     /// A short name of the value's kind, for error messages.
-    public var kindName: String {
+    var kindName: String {
         switch self {
         case .null: "null"
         case .bool: "a boolean"

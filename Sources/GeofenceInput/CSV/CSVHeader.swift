@@ -1,3 +1,4 @@
+import Foundation
 /// Which column holds what, found in a CSV header line.
 struct CSVHeader: Sendable {
     /// One of the values a CSV row can give.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Geofence
 
 /// Reads CSV rows into fixes, one line at a time; the first line that names latitude,
@@ -32,7 +32,7 @@ public struct CSVReader: Sendable {
     /// Reads one line (without its line break); `nil` for a blank line, a `#` comment or the
     /// header itself.
     @inlinable
-    public mutating func decode(_ line: some StringProtocol, number: Int) -> Result<InputRecord?, InputError>
+    public mutating func decode(_ line: some StringProtocol, number: Int) -> Result<InputRecord?, RecordError>
     {
         var text = String(line)
         return text.withUTF8 { decode(bytes: $0, number: number) }
@@ -41,7 +41,7 @@ public struct CSVReader: Sendable {
     /// Reads one line given as UTF-8 bytes (without its line break).
     @inlinable
     public mutating func decode(utf8 line: some Collection<UInt8>, number: Int) -> Result<
-        InputRecord?, InputError
+        InputRecord?, RecordError
     > {
         if let result = line.withContiguousStorageIfAvailable({ decode(bytes: $0, number: number) }) {
             return result
@@ -51,7 +51,7 @@ public struct CSVReader: Sendable {
 
     /// Reads one line from a buffer that is only valid for the call.
     public mutating func decode(bytes: UnsafeBufferPointer<UInt8>, number: Int) -> Result<
-        InputRecord?, InputError
+        InputRecord?, RecordError
     > {
         let (start, end) = LineBytes.trim(bytes)
         if start == end || bytes[start] == UInt8(ascii: "#") { return .success(nil) }
@@ -66,7 +66,7 @@ public struct CSVReader: Sendable {
                     "no CSV header naming latitude, longitude and time columns has been read yet",
                     kind: .unrecognized))
         }
-        do throws(InputError) {
+        do throws(RecordError) {
             return .success(try row(bytes, start, end, header: header, context: context))
         } catch {
             return .failure(error)
@@ -82,7 +82,7 @@ public struct CSVReader: Sendable {
 
     private func row(
         _ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, header: CSVHeader, context: LineContext
-    ) throws(InputError) -> InputRecord? {
+    ) throws(RecordError) -> InputRecord? {
         guard let cells = CSVCells.split(bytes, start, end, delimiter: header.delimiter) else {
             throw context.error("a quoted value is not closed", kind: .malformed)
         }
@@ -97,7 +97,7 @@ public struct CSVReader: Sendable {
             let cell = cells[index]
             return cell.start == cell.end ? nil : (cell, header.names[index])
         }
-        func number(_ column: CSVHeader.Column) throws(InputError) -> Double? {
+        func number(_ column: CSVHeader.Column) throws(RecordError) -> Double? {
             guard let (cell, name) = cell(column) else { return nil }
             if let value = CSVNumbers.parse(bytes, cell, delimiter: header.delimiter) { return value }
             throw context.error(field: name, "\"\(cell.text(bytes))\" is not a number", kind: .invalidField)
@@ -124,7 +124,7 @@ public struct CSVReader: Sendable {
                 "\"\(timeCell.text(bytes))\" is neither an ISO 8601 time, \"yyyy-MM-dd HH:mm:ss\" nor Unix seconds or milliseconds",
                 kind: .invalidField)
         }
-        func finiteOrNil(_ column: CSVHeader.Column) throws(InputError) -> Double? {
+        func finiteOrNil(_ column: CSVHeader.Column) throws(RecordError) -> Double? {
             guard let value = try number(column) else { return nil }
             return value.isFinite ? value : nil
         }

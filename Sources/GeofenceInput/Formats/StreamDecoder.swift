@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Decodes one input's lines, whatever format its first line shows: the line formats of
 /// ``LineDecoder`` (NDJSON, OwnTracks, Recorder, CSV, `mosquitto_sub -v`), NMEA sentences, GeoLife
@@ -55,14 +55,14 @@ public struct StreamDecoder: Sendable {
     }
 
     /// Reads one line (without its line break).
-    public mutating func decode(_ text: String, number: Int) -> [Result<InputRecord, InputError>] {
+    public mutating func decode(_ text: String, number: Int) -> [Result<InputRecord, RecordError>] {
         var text = text
         return text.withUTF8 { decode(bytes: $0, number: number) }
     }
 
     /// Reads one line given as UTF-8 bytes.
     public mutating func decode(bytes: UnsafeBufferPointer<UInt8>, number: Int) -> [Result<
-        InputRecord, InputError
+        InputRecord, RecordError
     >] {
         if case .undecided = state {
             let (start, end) = LineBytes.trim(bytes)
@@ -70,7 +70,7 @@ public struct StreamDecoder: Sendable {
             if start == end, format == .auto { return [] }
             state = decide(bytes, number: number)
         }
-        var results: [Result<InputRecord, InputError>] = []
+        var results: [Result<InputRecord, RecordError>] = []
         switch state {
         case .undecided:
             break
@@ -99,7 +99,7 @@ public struct StreamDecoder: Sendable {
             // Said once, at the first line; the rest of the document is not read.
             if number == firstRefusedLine {
                 results.append(
-                    .failure(InputError(source: source, line: number, message: message, kind: .unrecognized)))
+                    .failure(RecordError(source: source, line: number, message: message, kind: .unrecognized)))
             }
         }
         return results
@@ -108,8 +108,8 @@ public struct StreamDecoder: Sendable {
     private var firstRefusedLine = 0
 
     /// Ends the input: what its end completes.
-    public mutating func finish() -> [Result<InputRecord, InputError>] {
-        var results: [Result<InputRecord, InputError>] = []
+    public mutating func finish() -> [Result<InputRecord, RecordError>] {
+        var results: [Result<InputRecord, RecordError>] = []
         switch state {
         case .nmea(var reader):
             reader.finish { results.append($0) }

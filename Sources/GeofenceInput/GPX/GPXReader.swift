@@ -1,5 +1,5 @@
-import Foundation
-import Geofence
+public import Foundation
+public import Geofence
 
 /// Reads a GPX 1.0 or 1.1 document into fixes: track points, route points and waypoints that
 /// carry a time.
@@ -36,14 +36,14 @@ public enum GPXReader {
             break
         case .otherEncoding(let name):
             return InputBatch(errors: [
-                InputError(
+                RecordError(
                     source: source, line: 1,
                     message: "the document declares encoding \"\(name)\"; only UTF-8 GPX is read",
                     kind: .malformed)
             ])
         case .invalid(let offset, let line, let column):
             delegate.errors.append(
-                InputError(
+                RecordError(
                     source: source, line: line, column: column,
                     message:
                         "byte \(offset) is not UTF-8 (or is a NUL); the document is read up to the line before it",
@@ -68,14 +68,14 @@ public enum GPXReader {
             // A document cut by the byte check above already has its error.
             if !cut {
                 delegate.errors.append(
-                    InputError(
+                    RecordError(
                         source: source, line: error.line, column: error.column,
                         message: "the XML is malformed here: \(error.message)", kind: .malformed))
             }
         }
         if !delegate.sawRoot, delegate.errors.isEmpty {
             delegate.errors.append(
-                InputError(source: source, line: 0, message: "no GPX document found", kind: .malformed))
+                RecordError(source: source, line: 0, message: "no GPX document found", kind: .malformed))
         }
         let ordered = delegate.fixes.enumerated().sorted {
             ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset)
@@ -91,7 +91,7 @@ private final class GPXDelegate {
     var fixes: [Fix] = []
     /// Points without a time, as ignored records.
     var untimed: [InputRecord] = []
-    var errors: [InputError] = []
+    var errors: [RecordError] = []
     var sawRoot = false
     var aborted = false
 
@@ -131,7 +131,7 @@ private final class GPXDelegate {
             sawRoot = true
             guard name == "gpx" else {
                 errors.append(
-                    InputError(
+                    RecordError(
                         source: source, line: line,
                         message: "not a GPX document: the root element is <\(elementName)>", kind: .malformed)
                 )
@@ -180,9 +180,9 @@ private final class GPXDelegate {
     }
 
     private func finish(_ point: Point) {
-        func fail(_ field: String, _ message: String, _ kind: InputError.Kind) {
+        func fail(_ field: String, _ message: String, _ kind: RecordError.Kind) {
             errors.append(
-                InputError(source: source, line: point.line, field: field, message: message, kind: kind))
+                RecordError(source: source, line: point.line, field: field, message: message, kind: kind))
         }
         let context = LineContext(
             source: source, line: point.line, zone: LocalZone(.gmt), defaultDeviceId: nil)
@@ -199,7 +199,7 @@ private final class GPXDelegate {
             return fail("lon", "\"\(longitudeText)\" is not a number", .invalidField)
         }
         let coordinate: Coordinate
-        do throws(InputError) {
+        do throws(RecordError) {
             coordinate = try context.coordinate(
                 latitude: latitude, latitudeText: latitudeText, latitudeField: "lat",
                 longitude: longitude, longitudeText: longitudeText, longitudeField: "lon")

@@ -39,13 +39,13 @@ struct JSONFields {
         }
     }
 
-    func missing(_ key: JSONKey, _ what: String) -> InputError {
+    func missing(_ key: JSONKey, _ what: String) -> RecordError {
         context.error(field: key.name, "missing (\(what))", kind: .missingField)
     }
 
     /// The number in `key`, or `nil` when absent or null. With `lenient`, a string holding a
     /// number is accepted too (some OwnTracks clients and bridges quote their numbers).
-    func number(_ key: JSONKey, lenient: Bool = false) throws(InputError) -> Double? {
+    func number(_ key: JSONKey, lenient: Bool = false) throws(RecordError) -> Double? {
         let token = tokens[key.rawValue]
         switch token.kind {
         case .absent, .null:
@@ -67,7 +67,7 @@ struct JSONFields {
 
     /// A number that must be finite if given (NaN and infinities only reach here through
     /// lenient strings).
-    func finiteNumber(_ key: JSONKey, lenient: Bool = false) throws(InputError) -> Double? {
+    func finiteNumber(_ key: JSONKey, lenient: Bool = false) throws(RecordError) -> Double? {
         guard let value = try number(key, lenient: lenient) else { return nil }
         guard value.isFinite else {
             throw context.error(
@@ -77,7 +77,7 @@ struct JSONFields {
     }
 
     /// The string in `key`, or `nil` when absent or null.
-    func string(_ key: JSONKey) throws(InputError) -> String? {
+    func string(_ key: JSONKey) throws(RecordError) -> String? {
         let token = tokens[key.rawValue]
         switch token.kind {
         case .absent, .null:
@@ -108,7 +108,7 @@ struct JSONFields {
     /// The coordinate from two members, both required.
     func coordinate(
         _ latitudeKey: JSONKey, _ longitudeKey: JSONKey, lenient: Bool, what: String
-    ) throws(InputError) -> Coordinate {
+    ) throws(RecordError) -> Coordinate {
         guard let latitude = try number(latitudeKey, lenient: lenient) else {
             throw missing(latitudeKey, what)
         }
@@ -125,7 +125,7 @@ struct JSONFields {
     /// ``TimeBounds``. `sentinel` is a date that stands for "unknown" (a serialised CLVisit's
     /// `distantPast` arrival or `distantFuture` departure): a time within a year of it is returned
     /// as the sentinel itself instead of being refused.
-    func time(_ key: JSONKey, sentinel: Date? = nil) throws(InputError) -> Date? {
+    func time(_ key: JSONKey, sentinel: Date? = nil) throws(RecordError) -> Date? {
         let token = tokens[key.rawValue]
         switch token.kind {
         case .absent, .null:
@@ -157,13 +157,13 @@ struct JSONFields {
     }
 
     /// A time given as Unix seconds (OwnTracks `tst`, `wtst`).
-    func unixSeconds(_ key: JSONKey) throws(InputError) -> Date? {
+    func unixSeconds(_ key: JSONKey) throws(RecordError) -> Date? {
         guard let seconds = try finiteNumber(key, lenient: true) else { return nil }
         return try context.date(seconds: seconds, text: quoted(token(key)), field: key.name)
     }
 
     /// A whole number (a floor); `2.0` is accepted, `2.5` is not.
-    func integer(_ key: JSONKey) throws(InputError) -> Int? {
+    func integer(_ key: JSONKey) throws(RecordError) -> Int? {
         guard let value = try number(key) else { return nil }
         guard value.rounded() == value, abs(value) < 1e15 else {
             throw context.error(

@@ -11,9 +11,9 @@ struct LineContext {
     let defaultDeviceId: String?
 
     func error(
-        field: String? = nil, column: Int? = nil, _ message: String, kind: InputError.Kind
-    ) -> InputError {
-        InputError(source: source, line: line, column: column, field: field, message: message, kind: kind)
+        field: String? = nil, column: Int? = nil, _ message: String, kind: RecordError.Kind
+    ) -> RecordError {
+        RecordError(source: source, line: line, column: column, field: field, message: message, kind: kind)
     }
 
     /// The coordinate for a latitude and longitude already read as numbers, with errors that
@@ -21,7 +21,7 @@ struct LineContext {
     func coordinate(
         latitude: Double, latitudeText: @autoclosure () -> String, latitudeField: String,
         longitude: Double, longitudeText: @autoclosure () -> String, longitudeField: String
-    ) throws(InputError) -> Coordinate {
+    ) throws(RecordError) -> Coordinate {
         try checkRange(latitude, text: latitudeText(), field: latitudeField, limit: 90)
         try checkRange(longitude, text: longitudeText(), field: longitudeField, limit: 180)
         do {
@@ -33,7 +33,7 @@ struct LineContext {
         }
     }
 
-    private func checkRange(_ value: Double, text: String, field: String, limit: Double) throws(InputError) {
+    private func checkRange(_ value: Double, text: String, field: String, limit: Double) throws(RecordError) {
         guard value.isFinite else {
             throw error(field: field, "\(text) is not a finite number", kind: .invalidCoordinate)
         }

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Geofence
 
 /// Reads tracker output one line at a time: the project's NDJSON, OwnTracks JSON, OwnTracks
@@ -47,7 +47,7 @@ public struct LineDecoder: Sendable {
     /// Reads one line (its line break may be left on); `nil` for a blank line, a `#` comment
     /// or a CSV header.
     @inlinable
-    public mutating func decode(_ line: some StringProtocol, number: Int) -> Result<InputRecord?, InputError>
+    public mutating func decode(_ line: some StringProtocol, number: Int) -> Result<InputRecord?, RecordError>
     {
         if let result = line.utf8.withContiguousStorageIfAvailable({ decode(bytes: $0, number: number) }) {
             return result
@@ -59,7 +59,7 @@ public struct LineDecoder: Sendable {
     /// Reads one line given as UTF-8 bytes; the fastest way in, with no `String` made.
     @inlinable
     public mutating func decode(utf8 line: some Collection<UInt8>, number: Int) -> Result<
-        InputRecord?, InputError
+        InputRecord?, RecordError
     > {
         if let result = line.withContiguousStorageIfAvailable({ decode(bytes: $0, number: number) }) {
             return result
@@ -69,7 +69,7 @@ public struct LineDecoder: Sendable {
 
     /// Reads one line from a buffer that is only valid for the call.
     public mutating func decode(bytes: UnsafeBufferPointer<UInt8>, number: Int) -> Result<
-        InputRecord?, InputError
+        InputRecord?, RecordError
     > {
         let (start, end) = LineBytes.trim(bytes)
         if start == end || bytes[start] == UInt8(ascii: "#") { return .success(nil) }
@@ -112,7 +112,7 @@ public struct LineDecoder: Sendable {
         }
     }
 
-    private func gpxIsADocument(_ context: LineContext) -> InputError {
+    private func gpxIsADocument(_ context: LineContext) -> RecordError {
         context.error("GPX is read as a whole document (GPXReader), not line by line", kind: .unrecognized)
     }
 
@@ -121,7 +121,7 @@ public struct LineDecoder: Sendable {
         _ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, context: LineContext,
         as format: InputFormat,
         fallbackTime: Date? = nil
-    ) -> Result<InputRecord?, InputError> {
+    ) -> Result<InputRecord?, RecordError> {
         tokens.withUnsafeMutableBufferPointer { tokens in
             do throws(JSONSyntaxError) {
                 try FlatJSONScanner.scan(bytes, start: start, end: end, into: tokens)
@@ -134,7 +134,7 @@ public struct LineDecoder: Sendable {
             let fields = JSONFields(bytes: bytes, tokens: tokens, context: context)
             let isOwnTracks =
                 format == .owntracks || (format == .auto && fields.token(.ownTracksType).kind != .absent)
-            do throws(InputError) {
+            do throws(RecordError) {
                 return .success(
                     isOwnTracks
                         ? try OwnTracksRecord.make(fields, fallbackTime: fallbackTime)
@@ -147,7 +147,7 @@ public struct LineDecoder: Sendable {
 
     private mutating func recLine(
         _ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, context: LineContext
-    ) -> Result<InputRecord?, InputError> {
+    ) -> Result<InputRecord?, RecordError> {
         switch RecLine.split(bytes, start, end) {
         case .failure(let problem):
             return .failure(context.error(column: problem.column, problem.message, kind: problem.kind))

@@ -3,7 +3,7 @@ import Geofence
 
 /// Builds a fix or a visit from the project's own NDJSON fields.
 enum NDJSONRecord {
-    static func make(_ fields: JSONFields) throws(InputError) -> InputRecord {
+    static func make(_ fields: JSONFields) throws(RecordError) -> InputRecord {
         if fields.has(.type) {
             if fields.stringEquals(.type, "visit") { return .visit(try visit(fields)) }
             if !fields.stringEquals(.type, "fix") {
@@ -15,7 +15,7 @@ enum NDJSONRecord {
         return .fix(try fix(fields))
     }
 
-    private static func fix(_ fields: JSONFields) throws(InputError) -> Fix {
+    private static func fix(_ fields: JSONFields) throws(RecordError) -> Fix {
         let coordinate = try fields.coordinate(
             .latitude, .longitude, lenient: false, what: "a fix needs latitude and longitude")
         let timeKey = fields.first(.timestamp, .time)
@@ -32,18 +32,18 @@ enum NDJSONRecord {
             timestamp: timestamp,
             coordinate: coordinate,
             horizontalAccuracy: Units.accuracy(
-                try accuracyKey.flatMap { (key) throws(InputError) in try fields.finiteNumber(key) }),
+                try accuracyKey.flatMap { (key) throws(RecordError) in try fields.finiteNumber(key) }),
             altitude: try fields.finiteNumber(.altitude),
             verticalAccuracy: Units.accuracy(try fields.finiteNumber(.verticalAccuracy)),
             speed: try fields.finiteNumber(.speed),
-            course: try courseKey.flatMap { (key) throws(InputError) in try fields.finiteNumber(key) },
+            course: try courseKey.flatMap { (key) throws(RecordError) in try fields.finiteNumber(key) },
             floor: try fields.integer(.floor),
-            deviceId: try deviceKey.flatMap { (key) throws(InputError) in try fields.string(key) }
+            deviceId: try deviceKey.flatMap { (key) throws(RecordError) in try fields.string(key) }
                 ?? fields.context.defaultDeviceId,
             label: try fields.string(.label))
     }
 
-    private static func visit(_ fields: JSONFields) throws(InputError) -> Visit {
+    private static func visit(_ fields: JSONFields) throws(RecordError) -> Visit {
         let coordinate = try fields.coordinate(
             .latitude, .longitude, lenient: false, what: "a visit needs latitude and longitude")
         guard let accuracyKey = fields.first(.horizontalAccuracy, .accuracy),

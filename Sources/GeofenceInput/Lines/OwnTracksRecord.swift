@@ -4,7 +4,7 @@ import Geofence
 /// Builds records from OwnTracks JSON messages (https://owntracks.org/booklet/tech/json/).
 enum OwnTracksRecord {
     /// Reads a message. `fallbackTime` stands in for a missing `tst` (a Recorder line's own time).
-    static func make(_ fields: JSONFields, fallbackTime: Date? = nil) throws(InputError) -> InputRecord {
+    static func make(_ fields: JSONFields, fallbackTime: Date? = nil) throws(RecordError) -> InputRecord {
         if fields.stringEquals(.ownTracksType, "location") {
             return .fix(try location(fields, fallbackTime: fallbackTime))
         }
@@ -32,7 +32,7 @@ enum OwnTracksRecord {
         }
     }
 
-    private static func location(_ fields: JSONFields, fallbackTime: Date?) throws(InputError) -> Fix {
+    private static func location(_ fields: JSONFields, fallbackTime: Date?) throws(RecordError) -> Fix {
         let coordinate = try fields.coordinate(
             .lat, .lon, lenient: true, what: "a location needs lat and lon")
         guard let timestamp = try fields.unixSeconds(.tst) ?? fallbackTime else {
@@ -81,7 +81,7 @@ enum OwnTracksRecord {
         }
     }
 
-    private static func transition(_ fields: JSONFields, fallbackTime: Date?) throws(InputError)
+    private static func transition(_ fields: JSONFields, fallbackTime: Date?) throws(RecordError)
         -> OwnTracksTransition
     {
         guard let timestamp = try fields.unixSeconds(.tst) ?? fallbackTime else {
@@ -100,7 +100,9 @@ enum OwnTracksRecord {
             timestamp: timestamp,
             event: event,
             regionName: try fields.string(.desc),
-            regionTimestamp: try fields.unixSeconds(.wtst),
+            // `wtst` is the region's key (its creation time), not a time the engine judges by: one
+            // outside the plausible range loses the key, not the phone's decision.
+            regionTimestamp: (try? fields.unixSeconds(.wtst)) ?? nil,
             coordinate: coordinate,
             horizontalAccuracy: Units.accuracy(try fields.finiteNumber(.acc, lenient: true)),
             trigger: try fields.string(.trigger),
@@ -110,7 +112,7 @@ enum OwnTracksRecord {
 
     /// The topic names the device best; then the caller's default (a Recorder file's
     /// USER/DEVICE); the two-letter tid only as a last resort.
-    private static func device(_ fields: JSONFields, label: String?) throws(InputError) -> String? {
+    private static func device(_ fields: JSONFields, label: String?) throws(RecordError) -> String? {
         if let topic = try fields.string(.topic) { return Units.deviceId(fromTopic: topic) }
         return fields.context.defaultDeviceId ?? label
     }

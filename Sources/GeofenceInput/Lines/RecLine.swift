@@ -17,7 +17,7 @@ enum RecLine {
     struct Problem: Error {
         var column: Int
         var message: String
-        var kind: InputError.Kind
+        var kind: RecordError.Kind
     }
 
     /// Whether the line starts with a time and a tab, the shape no JSON or CSV line has.

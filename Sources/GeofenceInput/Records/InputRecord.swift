@@ -1,4 +1,4 @@
-import Geofence
+public import Geofence
 
 /// One thing read from tracker output: a fix, a visit, an OwnTracks transition, or a message
 /// that was recognised but carries no position.

@@ -14,9 +14,9 @@ public struct InputTally: Sendable, Equatable {
     /// Records recognised and skipped, by kind (`waypoint`, `nmea`, `trip`...).
     public var ignored: [String: Int] = [:]
     /// Lines or records that could not be read, by kind.
-    public var errors: [InputError.Kind: Int] = [:]
+    public var errors: [RecordError.Kind: Int] = [:]
     /// The first error, to quote when nothing could be read.
-    public var firstError: InputError?
+    public var firstError: RecordError?
 
     /// An empty tally for an input.
     public init(source: String) {
@@ -34,7 +34,7 @@ public struct InputTally: Sendable, Equatable {
     }
 
     /// Counts one error.
-    public mutating func count(_ error: InputError) {
+    public mutating func count(_ error: RecordError) {
         errors[error.kind, default: 0] += 1
         if firstError == nil { firstError = error }
     }

@@ -1,5 +1,5 @@
-import Foundation
-import Geofence
+public import Foundation
+public import Geofence
 
 /// An OwnTracks `_type: transition` message: the phone decided it entered or left one of its
 /// own regions.

@@ -36,7 +36,7 @@ extension LineContext {
     /// sentinel.
     func date(
         seconds: Double, text: @autoclosure () -> String, field: String?, sentinel: Date? = nil
-    ) throws(InputError) -> Date {
+    ) throws(RecordError) -> Date {
         if let sentinel, abs(seconds - sentinel.timeIntervalSince1970) <= 366 * 86_400 { return sentinel }
         guard TimeBounds.contains(seconds) else {
             throw error(field: field, "\(text()) \(TimeBounds.reason(seconds))", kind: .invalidField)

@@ -1,7 +1,7 @@
 import Foundation
 import Geofence
-import GeofenceInput
-import GeofenceRules
+public import GeofenceInput
+public import GeofenceRules
 
 /// Builds a ``Report`` by replaying records through the same ``Pipeline`` that `replay` and `run`
 /// use, keeping what the pictures need: every fix of the device shown (kept or dropped, with the
@@ -91,7 +91,7 @@ public struct ReportBuilder {
     private mutating func collect(_ output: PipelineOutput) {
         for event in output.placeEvents {
             events.append(ReportEvent(event))
-            summary.eventsPerPlace[event.place, default: [:]][event.transition, default: 0] += 1
+            summary.eventsPerPlace[event.place, default: [:]][event.transition.rawValue, default: 0] += 1
         }
         for visit in output.visits { note(visit) }
         for action in output.actions {
@@ -105,7 +105,7 @@ public struct ReportBuilder {
             }
             actions.append(
                 ReportAction(
-                    id: action.id, rule: action.rule, kind: kind, transition: action.transition,
+                    id: action.id, rule: action.rule, kind: kind, transition: action.transition.rawValue,
                     place: action.place,
                     date: action.date, outcome: .notRun, detail: "replay: nothing is executed"))
         }
@@ -120,7 +120,8 @@ extension ReportEvent {
             event.longitude.flatMap { try? Coordinate(latitude: latitude, longitude: $0) }
         }
         self.init(
-            id: event.id, place: event.place, transition: event.transition, state: event.state,
+            id: event.id, place: event.place, transition: event.transition.rawValue,
+            state: event.state.rawValue,
             date: event.date,
             confirmedAt: event.confirmedAt, coordinate: coordinate, accuracy: event.accuracy)
     }

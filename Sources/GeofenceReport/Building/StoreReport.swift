@@ -1,6 +1,6 @@
 import Foundation
 import Geofence
-import GeofenceRules
+public import GeofenceRules
 import GeofenceRuntime
 
 /// Builds a ``Report`` from what a `geofence run` stored: its events, commutes and actions with
@@ -34,7 +34,7 @@ public enum StoreReport {
         summary.hasFixes = false
         let events = placeEvents.filter { $0.device == shown }
         for event in events {
-            summary.eventsPerPlace[event.place, default: [:]][event.transition, default: 0] += 1
+            summary.eventsPerPlace[event.place, default: [:]][event.transition.rawValue, default: 0] += 1
         }
         var actions: [ReportAction] = []
         for (action, outbox) in fired where action.device == shown || action.device == "engine" {
@@ -63,7 +63,8 @@ public enum StoreReport {
             }
             actions.append(
                 ReportAction(
-                    id: action.id, rule: action.rule, kind: outbox.kind, transition: action.transition,
+                    id: action.id, rule: action.rule, kind: outbox.kind,
+                    transition: action.transition.rawValue,
                     place: action.place, date: action.date, outcome: outcome, detail: outbox.lastError))
         }
         let timeZone = rules?.timeZone ?? .gmt

@@ -1,3 +1,4 @@
+import Geofence
 import Foundation
 
 /// "Why the fence fired": the signed distance to one place around one crossing, the evidence band

@@ -1,3 +1,4 @@
+import Geofence
 import Foundation
 
 /// One day as rows against the clock: per place the satisfied intervals and its events, the

@@ -1,6 +1,6 @@
-import Foundation
-import Geofence
-import GeofenceRules
+public import Foundation
+public import Geofence
+public import GeofenceRules
 
 /// Everything one report shows, already reduced to what is drawn: simplified tracks, charts
 /// around each crossing, per-day timelines, the commutes and the counts.

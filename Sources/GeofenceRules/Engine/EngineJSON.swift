@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The one JSON form of everything the engine writes (replay output, the event log, the outbox,
 /// hook standard input): ISO 8601 dates with milliseconds, keys in a fixed order.

@@ -1,5 +1,5 @@
-import Foundation
-import Geofence
+public import Foundation
+public import Geofence
 
 /// Something that happened to one device, as the rules see it: a crossing, a visit, the passing
 /// of time, or an engine event.
@@ -142,6 +142,35 @@ public struct FiredAction: Sendable, Hashable, Codable {
         case run(arguments: [String], timeoutSeconds: Double)
         /// Deliver a reminder.
         case remind(message: String)
+
+        /// The name of an action kind, as the outbox's `kind` column and the payload's `action`
+        /// field hold it.
+        public enum Name: String, Sendable, Hashable, Codable, CaseIterable {
+            /// ``FiredAction/Kind/log(path:)``.
+            case log
+            /// ``FiredAction/Kind/run(arguments:timeoutSeconds:)``.
+            case run
+            /// ``FiredAction/Kind/remind(message:)``.
+            case remind
+        }
+
+        /// What a rule's action does when it fires (a reminder's repetition is the rule's business).
+        public init(_ action: RuleAction) {
+            switch action {
+            case .log(let path): self = .log(path: path)
+            case .run(let arguments, let timeout): self = .run(arguments: arguments, timeoutSeconds: timeout)
+            case .remind(let message, _): self = .remind(message: message)
+            }
+        }
+
+        /// This kind's name.
+        public var name: Name {
+            switch self {
+            case .log: .log
+            case .run: .run
+            case .remind: .remind
+            }
+        }
     }
 
     /// Unique per action: the event id, a slash, the action's index in the rule.
@@ -154,8 +183,8 @@ public struct FiredAction: Sendable, Hashable, Codable {
     /// What to do.
     public var kind: Kind
     /// What fired it: enter, exit, dwell, visit-start, visit-end, commute, commute-abandoned, or an
-    /// engine event's name.
-    public var transition: String
+    /// engine event.
+    public var transition: Transition
     /// The place, where there is one.
     public var place: String?
     /// When the triggering thing happened.
@@ -175,7 +204,8 @@ public struct FiredAction: Sendable, Hashable, Codable {
 
     /// Makes an action.
     public init(
-        id: String, eventId: String, rule: String, kind: Kind, transition: String, place: String?, date: Date,
+        id: String, eventId: String, rule: String, kind: Kind, transition: Transition, place: String?,
+        date: Date,
         latitude: Double?, longitude: Double?, accuracy: Double?, device: String, message: String?,
         commute: CommuteRecord?
     ) {
@@ -195,16 +225,15 @@ public struct FiredAction: Sendable, Hashable, Codable {
         try container.encode(id, forKey: .id)
         try container.encode(eventId, forKey: .eventId)
         try container.encode(rule, forKey: .rule)
+        try container.encode(kind.name, forKey: .action)
         switch kind {
         case .log(let path):
-            try container.encode("log", forKey: .action)
             try container.encodeIfPresent(path, forKey: .path)
         case .run(let arguments, let timeout):
-            try container.encode("run", forKey: .action)
             try container.encode(arguments, forKey: .arguments)
             try container.encode(timeout, forKey: .timeoutSeconds)
         case .remind:
-            try container.encode("remind", forKey: .action)
+            break
         }
         try container.encode(transition, forKey: .transition)
         try container.encodeIfPresent(place, forKey: .place)
@@ -224,18 +253,24 @@ public struct FiredAction: Sendable, Hashable, Codable {
         eventId = try container.decode(String.self, forKey: .eventId)
         rule = try container.decode(String.self, forKey: .rule)
         message = try container.decodeIfPresent(String.self, forKey: .message)
-        switch try container.decode(String.self, forKey: .action) {
-        case "log": kind = .log(path: try container.decodeIfPresent(String.self, forKey: .path))
-        case "run":
+        let name = try container.decode(String.self, forKey: .action)
+        switch Kind.Name(rawValue: name) {
+        case .log: kind = .log(path: try container.decodeIfPresent(String.self, forKey: .path))
+        case .run:
             kind = .run(
                 arguments: try container.decode([String].self, forKey: .arguments),
                 timeoutSeconds: try container.decode(Double.self, forKey: .timeoutSeconds))
-        case "remind": kind = .remind(message: message ?? "")
-        case let other:
+        case .remind: kind = .remind(message: message ?? "")
+        case nil:
             throw DecodingError.dataCorruptedError(
-                forKey: .action, in: container, debugDescription: "unknown action \(other)")
+                forKey: .action, in: container, debugDescription: "unknown action \(name)")
         }
-        transition = try container.decode(String.self, forKey: .transition)
+        let transitionName = try container.decode(String.self, forKey: .transition)
+        guard let transition = Transition(rawValue: transitionName) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .transition, in: container, debugDescription: "unknown transition \(transitionName)")
+        }
+        self.transition = transition
         place = try container.decodeIfPresent(String.self, forKey: .place)
         date = try container.decode(Date.self, forKey: .date)
         latitude = try container.decodeIfPresent(Double.self, forKey: .latitude)

@@ -1,6 +1,6 @@
-import Foundation
-import Geofence
-import GeofenceInput
+public import Foundation
+public import Geofence
+public import GeofenceInput
 
 /// Everything the engine knows about one device: its monitor (with the fix filter), its visit
 /// detector, and what the rules remember. Saved whole, so a restart goes on where it stopped.
@@ -231,17 +231,17 @@ public struct Pipeline: Sendable {
     {
         let place = event.identifier
         let inside = event.state == .satisfied
-        guard event.kind == .transition, inside || event.state == .unsatisfied else {
-            output.placeEvents.append(PlaceEvent(event, device: name, transition: event.kind.rawValue))
-            return
-        }
-        let firstDetermination = event.isFirstDetermination
-        let transition = firstDetermination ? "determined" : (inside ? "enter" : "exit")
-        output.placeEvents.append(PlaceEvent(event, device: name, transition: transition))
+        let placeEvent = PlaceEvent(event, device: name)
+        output.placeEvents.append(placeEvent)
+        guard event.kind == .transition, inside || event.state == .unsatisfied else { return }
         let coordinate = event.fix?.coordinate ?? event.visit?.coordinate
         let accuracy = event.fix?.horizontalAccuracy ?? event.visit?.horizontalAccuracy
-        let kind: Occurrence.Kind =
-            firstDetermination ? .determined(inside: inside) : (inside ? .enter : .exit)
+        let kind: Occurrence.Kind
+        switch placeEvent.transition {
+        case .enter: kind = .enter
+        case .exit: kind = .exit
+        default: kind = .determined(inside: inside)
+        }
         let occurrence = Occurrence(
             kind: kind, place: place, date: event.date, coordinate: coordinate, accuracy: accuracy,
             device: name)

@@ -1,5 +1,5 @@
-import Foundation
-import Geofence
+public import Foundation
+public import Geofence
 
 /// A monitor event as the engine logs it: which device, which place, what changed and why.
 public struct PlaceEvent: Sendable, Hashable, Codable {
@@ -10,10 +10,11 @@ public struct PlaceEvent: Sendable, Hashable, Codable {
     /// The place (the condition's identifier).
     public var place: String
     /// The new state: satisfied, unsatisfied, unmonitored.
-    public var state: String
-    /// enter, exit, determined (a first determination, not a crossing), dwell, or
-    /// conditionLimitExceeded.
-    public var transition: String
+    public var state: ConditionState
+    /// What the event means: ``Transition/enter``, ``Transition/exit``,
+    /// ``Transition/determined`` (a first determination, not a crossing), ``Transition/dwell`` or
+    /// ``Transition/conditionLimitExceeded``.
+    public var transition: Transition
     /// The estimated time of the real crossing.
     public var date: Date
     /// When the change was confirmed.
@@ -27,10 +28,11 @@ public struct PlaceEvent: Sendable, Hashable, Codable {
     /// The deciding position's accuracy.
     public var accuracy: Double?
 
-    init(_ event: Event, device: String, transition: String) {
+    init(_ event: Event, device: String) {
+        let transition = Transition(event)
         self.device = device
         self.place = event.identifier
-        self.state = event.state.rawValue
+        self.state = event.state
         self.transition = transition
         self.date = event.date
         self.confirmedAt = event.confirmedAt
@@ -39,6 +41,8 @@ public struct PlaceEvent: Sendable, Hashable, Codable {
         self.latitude = coordinate?.latitude
         self.longitude = coordinate?.longitude
         self.accuracy = event.fix?.horizontalAccuracy ?? event.visit?.horizontalAccuracy
-        self.id = StableID.make([device, event.identifier, transition, StableID.milliseconds(event.date)])
+        self.id = StableID.make([
+            device, event.identifier, transition.rawValue, StableID.milliseconds(event.date),
+        ])
     }
 }

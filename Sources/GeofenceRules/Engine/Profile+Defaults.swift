@@ -1,4 +1,4 @@
-import Geofence
+public import Geofence
 
 extension Profile {
     /// The hysteresis this profile starts from, before the rules file's own settings.

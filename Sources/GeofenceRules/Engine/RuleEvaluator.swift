@@ -39,25 +39,25 @@ public struct RuleEvaluator: Sendable {
                 !dwellRules(for: place).contains { $0.name == rule }
             }
             commutesOnEnter(place, occurrence, state: &state, output: &output)
-            fire(.enter(place: place), occurrence, transition: "enter", state: &state, output: &output)
+            fire(.enter(place: place), occurrence, state: &state, output: &output)
         case .exit:
             guard let place = occurrence.place else { break }
             state.insideSince[place] = nil
             commutesOnExit(place, occurrence, state: &state)
-            fire(.exit(place: place), occurrence, transition: "exit", state: &state, output: &output)
+            fire(.exit(place: place), occurrence, state: &state, output: &output)
         case .determined(let inside):
             guard let place = occurrence.place else { break }
             state.insideSince[place] = inside ? occurrence.date : nil
         case .visitStart:
             guard let place = occurrence.place else { break }
             fire(
-                .visitStart(place: place), occurrence, transition: "visit-start", state: &state,
+                .visitStart(place: place), occurrence, state: &state,
                 output: &output)
         case .visitEnd:
             guard let place = occurrence.place else { break }
-            fire(.visitEnd(place: place), occurrence, transition: "visit-end", state: &state, output: &output)
+            fire(.visitEnd(place: place), occurrence, state: &state, output: &output)
         case .lifecycle(let kind):
-            fire(.lifecycle(kind), occurrence, transition: kind.rawValue, state: &state, output: &output)
+            fire(.lifecycle(kind), occurrence, state: &state, output: &output)
         case .tick:
             break
         }
@@ -75,7 +75,7 @@ public struct RuleEvaluator: Sendable {
                 guard due <= date else { continue }
                 state.dwellFired.insert(rule.name)
                 let occurrence = Occurrence(kind: .tick, place: place, date: due, device: device)
-                fire(rule, occurrence, transition: "dwell", state: &state, output: &output)
+                fire(rule, occurrence, state: &state, output: &output)
             }
         }
         for rule in rules.rules {
@@ -85,7 +85,7 @@ public struct RuleEvaluator: Sendable {
             let limit = open.start.addingTimeInterval(spec.maxSeconds)
             guard limit < date else { continue }
             state.openCommutes[rule.name] = nil
-            let reason = "took longer than \(Duration.text(spec.maxSeconds))"
+            let reason = "took longer than \(RulesDuration.text(spec.maxSeconds))"
             finishCommute(
                 rule, spec, open: open, end: nil, reason: reason, at: limit, device: device, output: &output)
         }
@@ -143,11 +143,9 @@ public struct RuleEvaluator: Sendable {
             end: end,
             reason: reason, status: end == nil ? .abandoned : .completed)
         output.commutes.append(record)
-        let transition = end == nil ? "commute-abandoned" : "commute"
+        let transition: Transition = end == nil ? .commuteAbandoned : .commute
         for (index, action) in rule.actions.enumerated() {
-            // An abandoned commute is a record, not a success: only log actions hear of it.
-            if end == nil, case .run = action { continue }
-            if end == nil, case .remind = action { continue }
+            if end == nil, !action.hearsAbandonedCommutes { continue }
             output.actions.append(
                 makeAction(
                     action, index: index, eventId: id, rule: rule, transition: transition, place: spec.to,
@@ -159,18 +157,19 @@ public struct RuleEvaluator: Sendable {
     // MARK: Firing
 
     private func fire(
-        _ trigger: Trigger, _ occurrence: Occurrence, transition: String, state: inout RuleState,
+        _ trigger: Trigger, _ occurrence: Occurrence, state: inout RuleState,
         output: inout Output
     ) {
         for rule in rules.rules where rule.trigger == trigger {
-            fire(rule, occurrence, transition: transition, state: &state, output: &output)
+            fire(rule, occurrence, state: &state, output: &output)
         }
     }
 
     private func fire(
-        _ rule: Rule, _ occurrence: Occurrence, transition: String, state: inout RuleState,
+        _ rule: Rule, _ occurrence: Occurrence, state: inout RuleState,
         output: inout Output
     ) {
+        let transition = rule.trigger.transition
         let date = occurrence.date
         guard applies(rule, to: occurrence.device) else { return }
         guard guardsAllow(rule.guards, window: nil, at: date) else { return }
@@ -181,7 +180,8 @@ public struct RuleEvaluator: Sendable {
         }
         if rule.guards.oncePerDay, state.lastFiredDay[rule.name] == localDay(date) { return }
         let eventId = StableID.make([
-            occurrence.device, rule.name, transition, occurrence.place ?? "", StableID.milliseconds(date),
+            occurrence.device, rule.name, transition.rawValue, occurrence.place ?? "",
+            StableID.milliseconds(date),
         ])
         var fired = false
         for (index, action) in rule.actions.enumerated() {
@@ -207,20 +207,14 @@ public struct RuleEvaluator: Sendable {
     }
 
     private func makeAction(
-        _ action: RuleAction, index: Int, eventId: String, rule: Rule, transition: String, place: String?,
+        _ action: RuleAction, index: Int, eventId: String, rule: Rule, transition: Transition, place: String?,
         date: Date,
         coordinate: Coordinate?, accuracy: Double?, device: String, detail: String? = nil,
         commute: CommuteRecord? = nil
     ) -> FiredAction {
-        let kind: FiredAction.Kind
+        let kind = FiredAction.Kind(action)
         var message = detail
-        switch action {
-        case .log(let path): kind = .log(path: path)
-        case .run(let arguments, let timeout): kind = .run(arguments: arguments, timeoutSeconds: timeout)
-        case .remind(let text, _):
-            kind = .remind(message: text)
-            message = text
-        }
+        if case .remind(let text) = kind { message = text }
         return FiredAction(
             id: "\(eventId)/\(index)", eventId: eventId, rule: rule.name, kind: kind, transition: transition,
             place: place,

@@ -40,6 +40,20 @@ public enum Trigger: Sendable, Equatable {
         case .commute, .lifecycle: nil
         }
     }
+
+    /// The transition the rule's actions report when the trigger fires (a commute's may instead be
+    /// ``Transition/commuteAbandoned``).
+    public var transition: Transition {
+        switch self {
+        case .enter: .enter
+        case .exit: .exit
+        case .dwell: .dwell
+        case .visitStart: .visitStart
+        case .visitEnd: .visitEnd
+        case .commute: .commute
+        case .lifecycle(let kind): .engine(kind)
+        }
+    }
 }
 
 /// The engine's own life-cycle events, which rules can trigger on.
@@ -96,4 +110,13 @@ public enum RuleAction: Sendable, Equatable {
     case run(arguments: [String], timeoutSeconds: Double)
     /// Deliver a reminder; once, unless it repeats.
     case remind(message: String, repeats: Bool)
+
+    /// Whether the action also fires for an abandoned commute. An abandoned commute is a record,
+    /// not a success, so only actions that record hear of it; a new action kind must choose here.
+    public var hearsAbandonedCommutes: Bool {
+        switch self {
+        case .log: true
+        case .run, .remind: false
+        }
+    }
 }

@@ -33,12 +33,12 @@ extension Trigger {
         switch self {
         case .enter(let place): "enter \(place)"
         case .exit(let place): "exit \(place)"
-        case .dwell(let place, let seconds): "dwell \(place) after \(Duration.text(seconds))"
+        case .dwell(let place, let seconds): "dwell \(place) after \(RulesDuration.text(seconds))"
         case .visitStart(let place): "visit start \(place)"
         case .visitEnd(let place): "visit end \(place)"
         case .commute(let spec):
             "commute \(spec.from) to \(spec.to)" + (spec.window.map { " starting \($0.summary)" } ?? "")
-                + ", at most \(Duration.text(spec.maxSeconds))"
+                + ", at most \(RulesDuration.text(spec.maxSeconds))"
         case .lifecycle(let kind): "engine event \(kind.rawValue)"
         }
     }
@@ -55,7 +55,7 @@ extension Guards {
             parts.append("on " + names.joined(separator: ","))
         }
         if let window { parts.append(window.summary) }
-        if let cooldownSeconds { parts.append("cooldown \(Duration.text(cooldownSeconds))") }
+        if let cooldownSeconds { parts.append("cooldown \(RulesDuration.text(cooldownSeconds))") }
         if oncePerDay { parts.append("once a day") }
         if let who { parts.append("who: " + who.sorted().joined(separator: ", ")) }
         return parts.joined(separator: ", ")
@@ -75,14 +75,14 @@ extension RuleAction {
     public var summary: String {
         switch self {
         case .log(let path): path.map { "log to \($0)" } ?? "log"
-        case .run(let arguments, let timeout): "run \(arguments) (timeout \(Duration.text(timeout)))"
+        case .run(let arguments, let timeout): "run \(arguments) (timeout \(RulesDuration.text(timeout)))"
         case .remind(let message, let repeats): "remind \"\(message)\"" + (repeats ? " every time" : " once")
         }
     }
 }
 
-/// Formats durations the way rules files write them.
-public enum Duration {
+/// Durations the way rules files write them (named so that it does not hide `Swift.Duration`).
+public enum RulesDuration {
     /// `90` → "1m30s", `7200` → "2h".
     public static func text(_ seconds: Double) -> String {
         var rest = Int(seconds.rounded())

@@ -1,5 +1,5 @@
-import Foundation
-import Geofence
+public import Foundation
+public import Geofence
 
 /// The user's whole configuration, as read from a rules file and checked.
 public struct RulesFile: Sendable {

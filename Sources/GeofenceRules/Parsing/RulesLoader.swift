@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Geofence
 
 /// Reads and checks a rules file: YAML (or JSON) into a ``RulesFile``, or every problem found.
@@ -270,7 +270,7 @@ private struct Parser {
             for note in made.notes { reader.note(node.mark, note) }
             return made.condition
         } catch let error as PolygonError {
-            throw PlaceFailure(mark: node.mark, message: error.message)
+            throw PlaceFailure(mark: node.mark, message: error.description)
         }
     }
 

@@ -24,7 +24,7 @@ public struct SourceMark: Hashable, Sendable, Comparable, CustomStringConvertibl
 ///
 /// Scalars keep their text; what they mean (a number, a duration, a time of day) is decided by the
 /// reader that knows which field it is, so an error can say what was expected there.
-public indirect enum YAMLNode: Sendable, Equatable {
+indirect enum YAMLNode: Sendable, Equatable {
     /// A scalar; `quoted` is true for single- or double-quoted text, which is never a number or null.
     case scalar(String, quoted: Bool, mark: SourceMark)
     /// A sequence of nodes.
@@ -33,14 +33,14 @@ public indirect enum YAMLNode: Sendable, Equatable {
     case mapping([(key: String, keyMark: SourceMark, value: YAMLNode)], mark: SourceMark)
 
     /// Where the node starts.
-    public var mark: SourceMark {
+    var mark: SourceMark {
         switch self {
         case .scalar(_, _, let mark), .sequence(_, let mark), .mapping(_, let mark): mark
         }
     }
 
     /// Whether this is a plain `null`, `~` or empty scalar.
-    public var isNull: Bool {
+    var isNull: Bool {
         if case .scalar(let text, false, _) = self {
             return ["", "~", "null", "Null", "NULL"].contains(text)
         }
@@ -48,7 +48,7 @@ public indirect enum YAMLNode: Sendable, Equatable {
     }
 
     /// A short name of the node's kind, for error messages.
-    public var kindName: String {
+    var kindName: String {
         switch self {
         case .scalar: "a scalar"
         case .sequence: "a list"
@@ -57,7 +57,7 @@ public indirect enum YAMLNode: Sendable, Equatable {
     }
 
     /// Whether two values are the same.
-    public static func == (lhs: YAMLNode, rhs: YAMLNode) -> Bool {
+    static func == (lhs: YAMLNode, rhs: YAMLNode) -> Bool {
         switch (lhs, rhs) {
         case (.scalar(let a, let qa, let ma), .scalar(let b, let qb, let mb)): a == b && qa == qb && ma == mb
         case (.sequence(let a, let ma), .sequence(let b, let mb)): a == b && ma == mb

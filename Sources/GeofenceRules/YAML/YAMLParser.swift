@@ -1,11 +1,11 @@
 import CYAML
 
 /// A YAML syntax error, with where libyaml found it.
-public struct YAMLSyntaxError: Error, Sendable, Equatable {
+struct YAMLSyntaxError: Error, Sendable, Equatable {
     /// libyaml's description of the problem.
-    public var message: String
+    var message: String
     /// Where the problem is.
-    public var mark: SourceMark
+    var mark: SourceMark
 }
 
 /// Parses YAML text into a ``YAMLNode`` tree with libyaml's event API.
@@ -21,16 +21,16 @@ public struct YAMLSyntaxError: Error, Sendable, Equatable {
 /// document of aliases of aliases is refused after a million, not expanded). The builder keeps an
 /// explicit stack rather than recursing, and finds duplicate keys with a set, so the cost is linear
 /// in the size of the text.
-public enum YAMLParser {
+enum YAMLParser {
     /// The largest rules text read, in bytes (8 MiB; real files are a few kilobytes).
-    public static let maxBytes = 8 << 20
+    static let maxBytes = 8 << 20
     /// The deepest nesting of sequences and mappings (the rules format needs 5).
-    public static let maxDepth = 64
+    static let maxDepth = 64
     /// The most nodes a document may expand to, aliases counted at their full size.
-    public static let maxNodes = 1_000_000
+    static let maxNodes = 1_000_000
 
     /// Parses the first document of `text`. An empty document is an empty mapping.
-    public static func parse(_ text: String) throws(YAMLSyntaxError) -> YAMLNode {
+    static func parse(_ text: String) throws(YAMLSyntaxError) -> YAMLNode {
         var parser = yaml_parser_t()
         guard yaml_parser_initialize(&parser) == 1 else {
             throw YAMLSyntaxError(

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A program to run for an action: an argument array (never a shell command), extra environment
 /// variables, the bytes for its standard input and a timeout.

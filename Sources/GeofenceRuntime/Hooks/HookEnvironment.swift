@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Builds the documented `GEOFENCE_*` variables, and the matching standard-input JSON, for a hook.
 ///
@@ -14,7 +14,8 @@ public enum HookEnvironment {
         case rule = "GEOFENCE_RULE"
         /// The place concerned.
         case place = "GEOFENCE_PLACE"
-        /// The transition (for example `enter`, `exit`, `dwell`, `visit_start`, `visit_end`).
+        /// The transition: a `Transition`'s raw value (for example `enter`, `exit`, `dwell`,
+        /// `visit-start`, `visit-end`, `commute`, `input-paused`).
         case transition = "GEOFENCE_TRANSITION"
         /// When it happened, ISO 8601.
         case time = "GEOFENCE_TIME"

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What a program wrote to one of its output streams, up to a bound.
 public struct CapturedOutput: Sendable, Equatable {

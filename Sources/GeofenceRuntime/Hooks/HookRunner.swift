@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 /// A hook and how its run ended, as delivered on ``HookRunner/completions``.

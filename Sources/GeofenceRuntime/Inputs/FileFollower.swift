@@ -1,6 +1,6 @@
 import Foundation
-import struct GeofenceInput.InputLine
-import struct GeofenceInput.LineSplitter
+public import struct GeofenceInput.InputLine
+public import struct GeofenceInput.LineSplitter
 
 /// Reads a file line by line and, when following, goes on waiting for new lines like `tail -F`:
 /// through rotation, truncation, the file going missing, and a restart.
@@ -139,9 +139,9 @@ public final class FileFollower {
     /// Waits for and returns the next lines or event; `nil` once a file that is not followed has
     /// been read to its end, or once cancelled.
     ///
-    /// - Throws: ``InputError`` if the file cannot be opened for a reason other than not existing
+    /// - Throws: ``InputFileError`` if the file cannot be opened for a reason other than not existing
     ///   (or at all, when not following), or cannot be read.
-    public func next() throws(InputError) -> Update? {
+    public func next() throws(InputFileError) -> Update? {
         while true {
             if !queued.isEmpty { return queued.removeFirst() }
             if ended || cancellation.isCancelled { return nil }
@@ -156,7 +156,7 @@ public final class FileFollower {
             }
             let offset = splitter.readOffset
             let count = try chunk.withUnsafeMutableBytes { buffer in
-                Result { () throws(InputError) in
+                Result { () throws(InputFileError) in
                     try FileCalls.read(current.descriptor, into: buffer, at: offset, path: current.path)
                 }
             }.get()
@@ -173,7 +173,7 @@ public final class FileFollower {
 
     /// Opens the file at the path the first time (or after it went missing), applying the stored
     /// position; `false` if the path does not exist yet.
-    private func openPath() throws(InputError) -> Bool {
+    private func openPath() throws(InputFileError) -> Bool {
         let descriptor: Int32
         switch FileCalls.openForReading(path) {
         case .success(let opened): descriptor = opened
@@ -259,7 +259,7 @@ public final class FileFollower {
 
     /// Decides what the end of the current file means: the end of a replay, a switch to a rotated
     /// file, a truncation, or nothing new yet (after waiting). `nil` means read again.
-    private func atEndOfFile(_ current: OpenFile) throws(InputError) -> Update? {
+    private func atEndOfFile(_ current: OpenFile) throws(InputFileError) -> Update? {
         if !follows {
             if readingPreviousFile { return try switchToPath(from: current) }
             ended = true
@@ -309,7 +309,7 @@ public final class FileFollower {
 
     /// Leaves the finished old file for the file now at the path: delivers the old file's last
     /// unterminated line, if any, then reports the rotation.
-    private func switchToPath(from old: OpenFile) throws(InputError) -> Update? {
+    private func switchToPath(from old: OpenFile) throws(InputFileError) -> Update? {
         let last = splitter.finish()
         let oldPosition = position
         let descriptor: Int32
@@ -345,12 +345,12 @@ extension FileFollower {
     public static func updates(
         path: String, startingAt: FilePosition? = nil, follow: Bool = true, pollInterval: Double = 0.2,
         maxLineBytes: Int = 1 << 20
-    ) -> ThreadedReader<Update> {
+    ) -> some AsyncSequence<Update, any Error> & Sendable {
         ThreadedReader { cancellation in
             let follower = FileFollower(
                 path: path, startingAt: startingAt, follow: follow, pollInterval: pollInterval,
                 maxLineBytes: maxLineBytes, cancellation: cancellation)
-            return { () throws(InputError) -> Update? in try follower.next() }
+            return { () throws(InputFileError) -> Update? in try follower.next() }
         }
     }
 }

@@ -15,19 +15,19 @@ struct FileStatus: Equatable {
 
     /// The file at `path`, following symbolic links (a link re-pointed to a new file is a
     /// rotation), or the `errno` of the failure.
-    static func of(path: String) -> Result<FileStatus, InputError> {
+    static func of(path: String) -> Result<FileStatus, InputFileError> {
         var info = stat()
         guard stat(path, &info) == 0 else {
-            return .failure(InputError(path: path, operation: "stat", code: errno))
+            return .failure(InputFileError(path: path, operation: "stat", code: errno))
         }
         return .success(FileStatus(info))
     }
 
     /// The file open on `descriptor`.
-    static func of(descriptor: Int32, path: String) -> Result<FileStatus, InputError> {
+    static func of(descriptor: Int32, path: String) -> Result<FileStatus, InputFileError> {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
-            return .failure(InputError(path: path, operation: "stat", code: errno))
+            return .failure(InputFileError(path: path, operation: "stat", code: errno))
         }
         return .success(FileStatus(info))
     }
@@ -46,21 +46,23 @@ struct FileStatus: Equatable {
 /// The C library's file calls, under names that the follower's own methods do not hide.
 enum FileCalls {
     /// Opens `path` for reading, close-on-exec so hooks never inherit it.
-    static func openForReading(_ path: String) -> Result<Int32, InputError> {
+    static func openForReading(_ path: String) -> Result<Int32, InputFileError> {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return .failure(InputError(path: path, operation: "open", code: errno)) }
+        guard descriptor >= 0 else {
+            return .failure(InputFileError(path: path, operation: "open", code: errno))
+        }
         return .success(descriptor)
     }
 
     /// Reads up to `count` bytes at `offset` (retrying an interrupted call); 0 at the end.
     static func read(
         _ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64, path: String
-    ) throws(InputError) -> Int {
+    ) throws(InputFileError) -> Int {
         while true {
             let count = pread(descriptor, buffer.baseAddress, buffer.count, off_t(offset))
             if count >= 0 { return count }
             if errno == EINTR { continue }
-            throw InputError(path: path, operation: "read", code: errno)
+            throw InputFileError(path: path, operation: "read", code: errno)
         }
     }
 

@@ -1,6 +1,6 @@
-import Foundation
-import struct GeofenceInput.InputLine
-import struct GeofenceInput.LineSplitter
+public import Foundation
+public import struct GeofenceInput.InputLine
+public import struct GeofenceInput.LineSplitter
 
 #if canImport(Glibc)
     import Glibc
@@ -41,8 +41,8 @@ public final class StandardInputReader {
 
     /// Waits for and returns the next complete lines; `nil` at the end of the input or once cancelled.
     ///
-    /// - Throws: ``InputError`` if reading fails.
-    public func next() throws(InputError) -> [InputLine]? {
+    /// - Throws: ``InputFileError`` if reading fails.
+    public func next() throws(InputFileError) -> [InputLine]? {
         while !ended, !cancellation.isCancelled {
             guard try waitForInput() else { continue }
             let count = chunk.withUnsafeMutableBytes { buffer in
@@ -50,7 +50,7 @@ public final class StandardInputReader {
             }
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
-                throw InputError(path: "stdin", operation: "read", code: errno)
+                throw InputFileError(path: "stdin", operation: "read", code: errno)
             }
             if count == 0 {
                 ended = true
@@ -64,12 +64,12 @@ public final class StandardInputReader {
 
     /// Whether the descriptor has something to read (or has ended), after waiting up to one poll
     /// interval.
-    private func waitForInput() throws(InputError) -> Bool {
+    private func waitForInput() throws(InputFileError) -> Bool {
         var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         let result = poll(&request, 1, Int32(pollInterval * 1000))
         if result < 0 {
             if errno == EINTR { return false }
-            throw InputError(path: "stdin", operation: "poll", code: errno)
+            throw InputFileError(path: "stdin", operation: "poll", code: errno)
         }
         // POLLHUP without POLLIN is the end of a pipe: the read then returns 0.
         return result > 0
@@ -77,12 +77,12 @@ public final class StandardInputReader {
 
     /// The lines of `descriptor` as an asynchronous sequence of batches, read on a thread of its own.
     public static func lines(descriptor: Int32 = STDIN_FILENO, maxLineBytes: Int = 1 << 20)
-        -> ThreadedReader<[InputLine]>
+        -> some AsyncSequence<[InputLine], any Error> & Sendable
     {
         ThreadedReader { cancellation in
             let reader = StandardInputReader(
                 descriptor: descriptor, maxLineBytes: maxLineBytes, cancellation: cancellation)
-            return { () throws(InputError) -> [InputLine]? in try reader.next() }
+            return { () throws(InputFileError) -> [InputLine]? in try reader.next() }
         }
     }
 }

@@ -7,19 +7,19 @@ import Synchronization
 /// of Swift's cooperative pool, so each sequence gets a dedicated thread, started by the first
 /// call to `next()`. The thread reads one element per request, which gives a slow consumer
 /// back-pressure for free. The reader itself is made on that thread and never leaves it.
-public struct ThreadedReader<Element: Sendable>: AsyncSequence, Sendable {
+struct ThreadedReader<Element: Sendable>: AsyncSequence, Sendable {
     /// Makes the reader on the reading thread; the reader returns `nil` at its end.
-    let makeReader: @Sendable (InputCancellation) -> () throws(InputError) -> Element?
+    let makeReader: @Sendable (InputCancellation) -> () throws(InputFileError) -> Element?
 
-    init(_ makeReader: @escaping @Sendable (InputCancellation) -> () throws(InputError) -> Element?) {
+    init(_ makeReader: @escaping @Sendable (InputCancellation) -> () throws(InputFileError) -> Element?) {
         self.makeReader = makeReader
     }
 
     /// Starts nothing yet; the thread starts with the iterator's first `next()`.
-    public func makeAsyncIterator() -> Iterator { Iterator(channel: Channel(makeReader: makeReader)) }
+    func makeAsyncIterator() -> Iterator { Iterator(channel: Channel(makeReader: makeReader)) }
 
     /// Hands each request to the reading thread and waits, without blocking, for its answer.
-    public final class Iterator: AsyncIteratorProtocol {
+    final class Iterator: AsyncIteratorProtocol {
         let channel: Channel
 
         init(channel: Channel) { self.channel = channel }
@@ -28,7 +28,7 @@ public struct ThreadedReader<Element: Sendable>: AsyncSequence, Sendable {
         deinit { channel.stop() }
 
         /// The next element, or `nil` at the end, once cancelled, or after an error was thrown.
-        public func next() async throws -> Element? {
+        func next() async throws -> Element? {
             let channel = self.channel
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
@@ -49,11 +49,11 @@ public struct ThreadedReader<Element: Sendable>: AsyncSequence, Sendable {
         }
 
         let cancellation = InputCancellation()
-        private let makeReader: @Sendable (InputCancellation) -> () throws(InputError) -> Element?
+        private let makeReader: @Sendable (InputCancellation) -> () throws(InputFileError) -> Element?
         private let state = Mutex(State())
         private let requests = DispatchSemaphore(value: 0)
 
-        init(makeReader: @escaping @Sendable (InputCancellation) -> () throws(InputError) -> Element?) {
+        init(makeReader: @escaping @Sendable (InputCancellation) -> () throws(InputFileError) -> Element?) {
             self.makeReader = makeReader
         }
 

@@ -1,18 +1,19 @@
 import Foundation
-import GeofenceRules
+import GeofenceInput
 import Synchronization
 
 /// The MQTT broker as an input of `geofence run`: every message on the subscribed topics is
-/// handed to the engine's loop as one line, and enter and exit events can be published back.
+/// handed to the engine's loop as one line. Its connection also carries the transitions
+/// ``MQTTTransitionPublisher`` sends back.
 ///
 /// MQTT has no position to resume from: after a restart the broker delivers what it queued for
 /// the persistent session (QoS 1 messages sent while geofence was away) and nothing else.
-final class MQTTInput: @unchecked Sendable {
+final class MQTTInput: RunInput, @unchecked Sendable {
     /// The input's name in logs, pauses and the store.
-    static let name = MQTTSettings.inputName
-
+    let name = MQTTSettings.inputName
     private let settings: MQTTSettings
-    private let queue: RecordQueue
+    /// Set by ``start(into:)``, before the network thread that reads it starts.
+    private let queue = Mutex<RecordQueue?>(nil)
     private let live: Bool
     private let log: RunLog
     private let messageCount = Mutex<Int64>(0)
@@ -20,9 +21,8 @@ final class MQTTInput: @unchecked Sendable {
     private var client: MQTTClient?
 
     /// Makes the input; nothing is connected until ``start()``.
-    init(settings: MQTTSettings, queue: RecordQueue, history: Bool, log: RunLog) throws(MQTTError) {
+    init(settings: MQTTSettings, history: Bool, log: RunLog) throws(MQTTError) {
         self.settings = settings
-        self.queue = queue
         self.live = !history
         self.log = log
         client = try MQTTClient(settings: settings) { [weak self] happening in
@@ -32,7 +32,7 @@ final class MQTTInput: @unchecked Sendable {
 
     /// Turns what the connection reports into items for the engine's loop (on the network thread).
     private func handle(_ happening: MQTTClient.Happening) {
-        let name = MQTTInput.name
+        guard let queue = queue.withLock({ $0 }) else { return }
         switch happening {
         case .connected(let subscribeFailure):
             let again = everConnected.withLock { ever in
@@ -68,8 +68,14 @@ final class MQTTInput: @unchecked Sendable {
         }
     }
 
+    /// OwnTracks JSON, whatever `--format` says: that is what the broker carries.
+    func decoder(format: InputFormat, timeZone: TimeZone) -> StreamDecoder {
+        StreamDecoder(format: .owntracks, source: name, timeZone: timeZone)
+    }
+
     /// Connects and starts the network thread.
-    func start() throws(MQTTError) {
+    func start(into queue: RecordQueue) throws {
+        self.queue.withLock { $0 = queue }
         guard let client else { return }
         if settings.passwordInURL {
             log.warning(
@@ -87,38 +93,13 @@ final class MQTTInput: @unchecked Sendable {
     func stop() {
         client?.stop()
     }
+}
 
-    /// Publishes the enter and exit events of `output` as OwnTracks transitions, best effort.
-    func publishTransitions(of output: PipelineOutput, regionsDefinedAt: Date) {
-        guard settings.publishTransitions, let client else { return }
-        for event in output.placeEvents {
-            let kind: String
-            switch event.transition {
-            case "enter": kind = "enter"
-            case "exit": kind = "leave"
-            default: continue
-            }
-            let label = output.events.first { $0.identifier == event.place && $0.date == event.date }?.fix?
-                .label
-            let message = OwnTracksTransitionMessage(
-                event: kind, desc: event.place, tst: Int64(event.date.timeIntervalSince1970.rounded(.down)),
-                wtst: Int64(regionsDefinedAt.timeIntervalSince1970.rounded(.down)),
-                lat: event.latitude.map(MQTTInput.sixDecimals),
-                lon: event.longitude.map(MQTTInput.sixDecimals),
-                acc: event.accuracy.map { Int($0.rounded()) }, tid: label)
-            let topic = OwnTracksMessage.eventTopic(device: event.device)
-            let failure: String?
-            do {
-                failure = client.publish(topic: topic, payload: try message.json())
-            } catch {
-                failure = "cannot encode: \(error)"
-            }
-            if let failure {
-                log.warning("mqtt: cannot publish the \(kind) of \(event.place) to \(topic): \(failure)")
-            }
-        }
+extension MQTTInput {
+    /// The output that publishes transitions over this input's connection, when
+    /// `--mqtt-publish` asked for it.
+    func transitionPublisher() -> MQTTTransitionPublisher? {
+        guard settings.publishTransitions, let client else { return nil }
+        return MQTTTransitionPublisher(client: client, log: log)
     }
-
-    /// Coordinates to six decimals (11 cm), as geofence prints them.
-    private static func sixDecimals(_ degrees: Double) -> Double { (degrees * 1e6).rounded() / 1e6 }
 }

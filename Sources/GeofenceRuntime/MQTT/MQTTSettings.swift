@@ -1,5 +1,5 @@
 import CMosquitto
-import Foundation
+public import Foundation
 
 #if canImport(Glibc)
     import Glibc

@@ -177,7 +177,7 @@ final class ActionExecutor: Sendable {
     /// The documented GEOFENCE_* fields of an action.
     static func fields(_ action: FiredAction) -> [HookEnvironment.Field: String] {
         var fields: [HookEnvironment.Field: String] = [
-            .eventID: action.id, .rule: action.rule, .transition: action.transition,
+            .eventID: action.id, .rule: action.rule, .transition: action.transition.rawValue,
             .time: EngineJSON.timestamp(action.date), .device: action.device,
         ]
         fields[.place] = action.place

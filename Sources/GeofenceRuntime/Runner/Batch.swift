@@ -36,7 +36,8 @@ struct Batch {
             for event in output.placeEvents {
                 step.events.append(
                     StoredEvent(
-                        id: event.id, device: event.device, kind: event.transition, place: event.place,
+                        id: event.id, device: event.device, kind: event.transition.rawValue,
+                        place: event.place,
                         date: event.date,
                         confirmedAt: event.confirmedAt, json: try EngineJSON.line("event", event)))
             }
@@ -49,18 +50,14 @@ struct Batch {
                         json: try EngineJSON.line("commute", commute)))
             }
             for action in output.actions {
-                let kind: String
-                switch action.kind {
-                case .log: kind = "log"
-                case .run: kind = "run"
-                case .remind:
-                    kind = "remind"
+                if case .remind = action.kind {
                     step.remindersDelivered.append(
                         ReminderDelivery(rule: action.rule, device: action.device, key: action.id, at: now))
                 }
                 let payload = String(decoding: try encoder.encode(action), as: UTF8.self)
                 step.actions.append(
-                    OutboxAction(id: action.id, kind: kind, payloadJSON: payload, createdAt: now))
+                    OutboxAction(
+                        id: action.id, kind: action.kind.name.rawValue, payloadJSON: payload, createdAt: now))
             }
         }
         step.inputPositions = positions.keys.sorted().compactMap { positions[$0] }

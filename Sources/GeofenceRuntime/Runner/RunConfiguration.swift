@@ -1,5 +1,5 @@
-import Foundation
-import GeofenceInput
+public import Foundation
+public import GeofenceInput
 
 /// How `geofence run` is set up: the rules, the inputs, the state directory and the limits.
 public struct RunConfiguration: Sendable {

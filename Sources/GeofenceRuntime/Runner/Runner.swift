@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import Geofence
 import GeofenceInput
-import GeofenceRules
+public import GeofenceRules
 import Synchronization
 
 /// `geofence run`: the long-running job. Follows the inputs, runs every record through the
@@ -15,7 +15,7 @@ import Synchronization
 /// inputs resume at the stored positions (records after them are read again and, the pipeline
 /// being deterministic, give the same actions with the same ids, which the outbox ignores), and
 /// actions not marked done run again with the same `GEOFENCE_EVENT_ID`: at-least-once.
-public final class Runner: @unchecked Sendable {
+public final class Runner {
     /// Where the runner writes what people read: events and actions as they happen.
     public typealias Printer = @Sendable (PipelineOutput) -> Void
 
@@ -23,17 +23,17 @@ public final class Runner: @unchecked Sendable {
     private let store: Store
     private var pipeline: Pipeline
     private let queue = RecordQueue()
-    private var inputs: [InputThread] = []
-    /// The MQTT broker input, when configured; also publishes transitions back.
-    private let mqtt: MQTTInput?
+    /// Files, standard input, the MQTT broker: started in ``run()``, stopped at its end.
+    private let inputs: [any RunInput]
+    /// Where committed events go besides the store: the printer, published transitions.
+    private let outputs: [any RunOutput]
     /// When the rules file was last changed: the `wtst` of published transitions.
     private var rulesChangedAt: Date
     private var decoders: [String: StreamDecoder] = [:]
     private let hooks: HookRunner
     private let executor: ActionExecutor
-    private let printer: Printer
     private let log: RunLog
-    private let signals = Mutex(Signals())
+    private let signals = SignalFlags()
     private var signalSources: [any DispatchSourceSignal] = []
     private var lastFix: [String: Date] = [:]
     private var lastPrune: Date?
@@ -41,16 +41,10 @@ public final class Runner: @unchecked Sendable {
     /// Whether an input failed or the store could not be written: the run then ends with status 1.
     private var failed = false
 
-    private struct Signals {
-        var stop = false
-        var reload = false
-    }
-
     /// Opens the store, loads the rules and restores the saved state. Throws if the rules do not
     /// pass `check` or the state directory cannot be used.
     public init(configuration: RunConfiguration, printer: @escaping Printer) throws {
         self.configuration = configuration
-        self.printer = printer
         self.log = RunLog(verbose: configuration.verbose)
         let rules = try Runner.loadRules(configuration.rulesPath)
         store = try Store(directory: configuration.stateDirectory)
@@ -71,16 +65,47 @@ public final class Runner: @unchecked Sendable {
         executor = ActionExecutor(
             store: store, hooks: hooks, rulesDirectory: rulesDirectory, log: log, timeZone: rules.timeZone)
         rulesChangedAt = Runner.modificationDate(configuration.rulesPath)
-        if let settings = configuration.mqtt {
+        var outputs: [any RunOutput] = [PrintedOutput(printer: printer)]
+        inputs = try Runner.makeInputs(configuration, store: store, log: log, outputs: &outputs)
+        self.outputs = outputs
+    }
+
+    /// The inputs the configuration names, in order: files and standard input, then the broker
+    /// (whose connection may also carry an output). A new transport is one more case here.
+    private static func makeInputs(
+        _ configuration: RunConfiguration, store: Store, log: RunLog, outputs: inout [any RunOutput]
+    ) throws -> [any RunInput] {
+        var inputs: [any RunInput] = []
+        for input in configuration.inputs {
+            if input.path == "-" {
+                inputs.append(
+                    StandardInput(history: configuration.history, pollSeconds: configuration.pollSeconds))
+                continue
+            }
+            let position: FilePosition?
             do {
-                mqtt = try MQTTInput(
-                    settings: settings, queue: queue, history: configuration.history, log: log)
+                position = try store.inputPosition(input.name).flatMap(FilePosition.init)
+            } catch {
+                log.error("cannot read the stored position of \(input.name): \(error)")
+                position = nil
+            }
+            inputs.append(
+                FileInput(
+                    path: input.path, follow: input.follow, startPosition: position,
+                    history: configuration.history,
+                    pollSeconds: configuration.pollSeconds))
+        }
+        if let settings = configuration.mqtt {
+            let mqtt: MQTTInput
+            do {
+                mqtt = try MQTTInput(settings: settings, history: configuration.history, log: log)
             } catch {
                 throw RunError(message: "\(error)")
             }
-        } else {
-            mqtt = nil
+            inputs.append(mqtt)
+            if let publisher = mqtt.transitionPublisher() { outputs.append(publisher) }
         }
+        return inputs
     }
 
     private static func modificationDate(_ path: String) -> Date {
@@ -97,7 +122,7 @@ public final class Runner: @unchecked Sendable {
         }
     }
 
-    /// Runs until every input has ended (an MQTT input never does) or a SIGTERM or SIGINT
+    /// Runs until every input has ended (a broker input never does) or a SIGTERM or SIGINT
     /// arrives; returns the exit status:
     /// 0, or 1 if an input failed or the store could not be written.
     public func run() -> Int32 {
@@ -115,47 +140,23 @@ public final class Runner: @unchecked Sendable {
         }
         lifecycle(.started, detail: "rules \(configuration.rulesPath)")
 
-        for input in configuration.inputs {
-            let position: FilePosition?
-            do {
-                position = try store.inputPosition(input.name).flatMap(FilePosition.init)
-            } catch {
-                log.error("cannot read the stored position of \(input.name): \(error)")
-                position = nil
-            }
-            let thread = InputThread(
-                input: input, queue: queue, startPosition: position, history: configuration.history,
-                pollSeconds: configuration.pollSeconds)
-            inputs.append(thread)
-            decoders[input.name] = StreamDecoder(
-                format: configuration.format, source: input.name, timeZone: configuration.inputTimeZone,
-                deviceId: InputReader.recorderDevice(forPath: input.path)
-                    ?? GeoLifeReader.device(forPath: input.path))
+        var open = Set<String>()
+        for input in inputs {
+            decoders[input.name] = input.decoder(
+                format: configuration.format, timeZone: configuration.inputTimeZone)
             lastFix[input.name] = Date()
-            thread.start()
-        }
-
-        var open = Set(configuration.inputs.map(\.name))
-        if let mqtt {
-            // Never ends by itself: only a signal stops it.
-            decoders[MQTTInput.name] = StreamDecoder(
-                format: .owntracks, source: MQTTInput.name, timeZone: configuration.inputTimeZone)
-            lastFix[MQTTInput.name] = Date()
-            open.insert(MQTTInput.name)
+            open.insert(input.name)
             do {
-                try mqtt.start()
+                try input.start(into: queue)
             } catch {
-                log.error("input mqtt failed: \(error)")
+                log.error("input \(input.name) failed: \(error)")
                 failed = true
-                signals.withLock { $0.stop = true }
+                signals.stop()
             }
         }
         while true {
             let items = queue.takeAll(timeout: 0.5)
-            let flags = signals.withLock { flags in
-                defer { flags.reload = false }
-                return flags
-            }
+            let flags = signals.take()
             if flags.reload { reload() }
             if !items.isEmpty { open.subtract(process(items)) } else { tickClock() }
             checkPauses()
@@ -171,9 +172,8 @@ public final class Runner: @unchecked Sendable {
         }
         for input in inputs { input.stop() }
         queue.close()
-        mqtt?.stop()
         lifecycle(.stopped, detail: nil)
-        if !executor.waitForHooks(seconds: flags().stop ? configuration.graceSeconds : .infinity) {
+        if !executor.waitForHooks(seconds: signals.stopRequested ? configuration.graceSeconds : .infinity) {
             log.warning(
                 "hooks still running after the grace period are stopped and handed back: they run again at the next start"
             )
@@ -188,8 +188,6 @@ public final class Runner: @unchecked Sendable {
         store.close()
         return failed ? 1 : 0
     }
-
-    private func flags() -> Signals { signals.withLock { $0 } }
 
     // MARK: Processing
 
@@ -256,7 +254,7 @@ public final class Runner: @unchecked Sendable {
 
     /// Runs one decoded record through the pipeline, or logs why the line gave none.
     private func take(
-        _ result: Result<InputRecord, GeofenceInput.InputError>, from input: String, arrivedAt: Date?,
+        _ result: Result<InputRecord, RecordError>, from input: String, arrivedAt: Date?,
         topic: String?,
         batch: inout Batch
     ) {
@@ -301,7 +299,7 @@ public final class Runner: @unchecked Sendable {
         for (input, last) in lastFix.sorted(by: { $0.key < $1.key }) where !paused.contains(input) {
             guard now.timeIntervalSince(last) >= limit else { continue }
             paused.insert(input)
-            log.warning("input \(input) paused: no fix for \(Duration.text(limit))")
+            log.warning("input \(input) paused: no fix for \(RulesDuration.text(limit))")
             batch.add(pipeline.lifecycle(.inputPaused, at: now, detail: input), device: nil)
         }
         if !batch.isEmpty { commit(batch) }
@@ -317,7 +315,7 @@ public final class Runner: @unchecked Sendable {
             let pruned = try store.prune(before: now.addingTimeInterval(-keep))
             if pruned.logLines + pruned.results > 0 {
                 log.info(
-                    "pruned \(pruned.logLines) log lines and \(pruned.results) hook results older than \(Duration.text(keep))"
+                    "pruned \(pruned.logLines) log lines and \(pruned.results) hook results older than \(RulesDuration.text(keep))"
                 )
             }
         } catch {
@@ -339,20 +337,15 @@ public final class Runner: @unchecked Sendable {
         do {
             let step = try batch.step(pipeline: pipeline, now: Date())
             try store.commit(step)
-            for output in batch.outputs { printer(output) }
-            if let mqtt {
-                // An output like printing: after the commit, best effort.
-                for output in batch.outputs {
-                    mqtt.publishTransitions(of: output, regionsDefinedAt: rulesChangedAt)
-                }
-            }
+            let committed = CommittedBatch(outputs: batch.outputs, rulesChangedAt: rulesChangedAt)
+            for output in outputs { output.deliver(committed) }
             for action in step.actions { executor.execute(action) }
         } catch {
             // The records stay unacknowledged (their position is not stored): after a restart they are
             // read again. Going on without the store would risk losing actions, so stop.
             log.error("cannot write to the store: \(error); stopping")
             failed = true
-            signals.withLock { $0.stop = true }
+            signals.stop()
         }
     }
 
@@ -363,11 +356,10 @@ public final class Runner: @unchecked Sendable {
         for (number, isReload) in [(SIGTERM, false), (SIGINT, false), (SIGHUP, true)] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [weak self] in
-                guard let self else { return }
-                signals.withLock { flags in
-                    if isReload { flags.reload = true } else { flags.stop = true }
-                }
+            // The handler captures only Sendable things (the flags and the queue), not the runner.
+            let (signals, queue) = (signals, queue)
+            source.setEventHandler {
+                if isReload { signals.reload() } else { signals.stop() }
                 queue.wake()
             }
             source.resume()

@@ -1,21 +1,21 @@
 /// An error SQLite reported, with its result code, its own message and the SQL it was running.
-public struct SQLiteError: Error, CustomStringConvertible, Sendable {
+struct SQLiteError: Error, CustomStringConvertible, Sendable {
     /// SQLite's extended result code (for example 5, `SQLITE_BUSY`; 19, `SQLITE_CONSTRAINT`).
-    public let code: Int32
+    let code: Int32
     /// SQLite's message for the failure, or ours when the failure is a misuse of the wrapper.
-    public let message: String
+    let message: String
     /// The statement that failed, when there was one.
-    public let sql: String?
+    let sql: String?
 
     /// Makes an error from its parts.
-    public init(code: Int32, message: String, sql: String?) {
+    init(code: Int32, message: String, sql: String?) {
         self.code = code
         self.message = message
         self.sql = sql
     }
 
     /// The message followed by the SQL, so a log line alone says what went wrong where.
-    public var description: String {
+    var description: String {
         if let sql {
             "SQLite error \(code): \(message) (in: \(sql))"
         } else {

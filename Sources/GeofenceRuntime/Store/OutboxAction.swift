@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// An action waiting in, or finished from, the store's outbox.
 ///
@@ -20,7 +20,8 @@ public struct OutboxAction: Sendable, Equatable {
 
     /// The action's unique id, given to a hook as `GEOFENCE_EVENT_ID`; the same on every attempt.
     public var id: String
-    /// What kind of action it is (for example `hook`, `log`, `remind`, `commute`).
+    /// What kind of action it is: the raw value of a `FiredAction.Kind.Name` (`log`, `run` or
+    /// `remind`).
     public var kind: String
     /// The action's details as JSON text.
     public var payloadJSON: String

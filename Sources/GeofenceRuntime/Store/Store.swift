@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 /// The durable state of a geofence run: device states, the event log, commutes, delivered

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 /// A read-only view of a state directory's store, for commands that only look (`geofence events`,

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The saved engine state of one device, as the rules engine encoded it (Codable JSON).
 public struct DeviceState: Sendable, Equatable {

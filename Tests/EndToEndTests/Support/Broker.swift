@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -20,12 +21,12 @@ func mosquittoProgram(_ name: String) throws -> String {
 /// persistence, logging everything to a file in the scratch folder. Killed when dropped.
 final class Broker: @unchecked Sendable {
     let port: Int
-    private let scratch: Scratch
+    private let scratch: TemporaryDirectory
     private var process: Process?
     private var starts = 0
 
     /// Starts a broker and waits until it accepts connections.
-    init(in scratch: Scratch) throws {
+    init(in scratch: TemporaryDirectory) throws {
         self.scratch = scratch
         port = try Broker.freePort()
         try start()
@@ -34,7 +35,7 @@ final class Broker: @unchecked Sendable {
     deinit { kill() }
 
     /// The log of the current (latest) start.
-    var log: String { Scratch.read(scratch.file("broker-\(starts).log")) }
+    var log: String { TemporaryDirectory.read(scratch.file("broker-\(starts).log")) }
 
     /// Starts the broker (again) on the same port, with a fresh log; waits until it accepts
     /// connections.
@@ -109,10 +110,13 @@ final class Broker: @unchecked Sendable {
         child.standardError = errorHandle
         try child.run()
         defer { if child.isRunning { Glibc.kill(child.processIdentifier, SIGKILL) } }
-        try waitUntil("mosquitto_pub to finish\n\(Scratch.read(errors))", seconds: 60) { !child.isRunning }
+        try waitUntil("mosquitto_pub to finish\n\(TemporaryDirectory.read(errors))", seconds: 60) {
+            !child.isRunning
+        }
         child.waitUntilExit()
         guard child.terminationStatus == 0 else {
-            throw HarnessError("mosquitto_pub failed (\(child.terminationStatus)): \(Scratch.read(errors))")
+            throw HarnessError(
+                "mosquitto_pub failed (\(child.terminationStatus)): \(TemporaryDirectory.read(errors))")
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The synthetic day and what `geofence replay` says it must produce.
@@ -30,7 +31,9 @@ enum DayFixtures {
     }
 
     /// The day's fixes as NDJSON lines from `geofence simulate day`.
-    static func day(interval: String = "30s", seed: Int = 1, in scratch: Scratch) throws -> [String] {
+    static func day(interval: String = "30s", seed: Int = 1, in scratch: TemporaryDirectory) throws
+        -> [String]
+    {
         let result = try GeofenceProcess.run(
             ["simulate", "day", "--interval", interval, "--seed", String(seed)], in: scratch.path,
             name: "simulate")
@@ -44,7 +47,8 @@ enum DayFixtures {
     }
 
     /// What `geofence replay rules input` printed, one JSON object a line.
-    static func replay(rules: String, input: String, in scratch: Scratch) throws -> [[String: Any]] {
+    static func replay(rules: String, input: String, in scratch: TemporaryDirectory) throws -> [[String: Any]]
+    {
         let result = try GeofenceProcess.run(["replay", rules, input], in: scratch.path, name: "replay")
         guard result.status == 0 else { throw HarnessError("replay failed: \(result.stderr)") }
         return try result.stdout.split(separator: "\n").map { line in

@@ -1,23 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
     import Glibc
 #endif
-
-/// The `geofence` executable that `swift build --build-tests` puts beside the test bundle
-/// (`.build/<config>/geofence`).
-let geofenceExecutable: URL? = {
-    let folder = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent()
-    let candidate = folder.appendingPathComponent("geofence")
-    return FileManager.default.isExecutableFile(atPath: candidate.path) ? candidate : nil
-}()
-
-/// A failure of the test harness itself (not of the behaviour under test).
-struct HarnessError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
 
 /// A `geofence` child process whose standard output and error go to files in a scratch folder.
 ///
@@ -34,10 +21,7 @@ final class GeofenceProcess: @unchecked Sendable {
     /// Starts `geofence arguments...` in `directory`, its outputs written to `name.stdout` and
     /// `name.stderr` there.
     init(_ arguments: [String], in directory: String, name: String, stdin: String? = nil) throws {
-        guard let executable = geofenceExecutable else {
-            throw HarnessError(
-                "the geofence executable is not beside the test bundle; run swift build --build-tests")
-        }
+        let executable = try GeofenceCommand.executable()
         stdoutPath = directory + "/" + name + ".stdout"
         stderrPath = directory + "/" + name + ".stderr"
         for path in [stdoutPath, stderrPath] {
@@ -99,10 +83,10 @@ final class GeofenceProcess: @unchecked Sendable {
     }
 
     /// What the process wrote on standard output so far.
-    var stdout: String { Scratch.read(stdoutPath) }
+    var stdout: String { TemporaryDirectory.read(stdoutPath) }
 
     /// What the process wrote on standard error so far.
-    var stderr: String { Scratch.read(stderrPath) }
+    var stderr: String { TemporaryDirectory.read(stderrPath) }
 
     /// Runs `geofence arguments...` to its end and returns its status and outputs.
     static func run(_ arguments: [String], in directory: String, name: String, stdin: String? = nil) throws

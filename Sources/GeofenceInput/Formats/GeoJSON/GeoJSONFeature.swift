@@ -26,7 +26,7 @@ enum GeoJSONFeature {
     }
 
     /// Builds the record of one Feature.
-    static func make(_ feature: JSONObject, defaultDeviceId: String?) throws(InputError) -> InputRecord {
+    static func make(_ feature: JSONObject, defaultDeviceId: String?) throws(RecordError) -> InputRecord {
         let properties = try feature.object("properties")
         if let properties {
             if properties.stringEquals("type", "trip") {
@@ -68,17 +68,17 @@ enum GeoJSONFeature {
                 .missingField)
         }
         let accuracy = try properties.first("horizontal_accuracy", "accuracy", "acc", "hacc").map {
-            name throws(InputError) in try properties.finiteNumber(name, lenient: true)
+            name throws(RecordError) in try properties.finiteNumber(name, lenient: true)
         }
         var altitude = try properties.first("altitude", "ele", "elevation", "alt").map {
-            name throws(InputError) in try properties.finiteNumber(name, lenient: true)
+            name throws(RecordError) in try properties.finiteNumber(name, lenient: true)
         }
         if altitude == nil, coordinates.count >= 3 { altitude = coordinates[2] }
         let course = try properties.first("course", "bearing", "heading").map {
-            name throws(InputError) in try properties.finiteNumber(name, lenient: true)
+            name throws(RecordError) in try properties.finiteNumber(name, lenient: true)
         }
         let device = try properties.first("device_id", "user_id", "deviceId", "tid").map {
-            name throws(InputError) in try properties.string(name, lenient: true)
+            name throws(RecordError) in try properties.string(name, lenient: true)
         }
         return .fix(
             Fix(
@@ -95,7 +95,7 @@ enum GeoJSONFeature {
 
     /// Overland writes a visit's unknown ends as `null` (it drops Core Location's distantPast
     /// and distantFuture sentinels itself).
-    private static func visit(_ properties: JSONObject, at coordinate: Coordinate) throws(InputError) -> Visit
+    private static func visit(_ properties: JSONObject, at coordinate: Coordinate) throws(RecordError) -> Visit
     {
         guard let accuracy = Units.accuracy(try properties.finiteNumber("horizontal_accuracy", lenient: true))
         else {

@@ -44,7 +44,7 @@ public struct GeoLifeReader: Sendable {
 
     /// Reads one line: a fix, nothing (a header or blank line), or an error.
     public mutating func line(_ bytes: UnsafeBufferPointer<UInt8>, number: Int) -> Result<
-        InputRecord?, InputError
+        InputRecord?, RecordError
     > {
         let (start, end) = LineBytes.trim(bytes)
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
@@ -55,10 +55,10 @@ public struct GeoLifeReader: Sendable {
         }
         if text.isEmpty { return .success(nil) }
         let fields = text.split(separator: ",", omittingEmptySubsequences: false)
-        func fail(_ field: String?, _ message: String, _ kind: InputError.Kind) -> Result<
-            InputRecord?, InputError
+        func fail(_ field: String?, _ message: String, _ kind: RecordError.Kind) -> Result<
+            InputRecord?, RecordError
         > {
-            .failure(InputError(source: source, line: number, field: field, message: message, kind: kind))
+            .failure(RecordError(source: source, line: number, field: field, message: message, kind: kind))
         }
         guard fields.count == 7 else {
             return fail(
@@ -73,7 +73,7 @@ public struct GeoLifeReader: Sendable {
             return fail("longitude", "\"\(fields[1])\" is not a number", .invalidCoordinate)
         }
         let coordinate: Coordinate
-        do throws(InputError) {
+        do throws(RecordError) {
             coordinate = try LineContext(
                 source: source, line: number, zone: LocalZone(.gmt), defaultDeviceId: nil
             )
@@ -94,7 +94,7 @@ public struct GeoLifeReader: Sendable {
             return fail("date", "\"\(fields[5]),\(fields[6])\" is not a date and time", .invalidField)
         }
         let timestamp: Date
-        do throws(InputError) {
+        do throws(RecordError) {
             timestamp = try LineContext(
                 source: source, line: number, zone: LocalZone(.gmt), defaultDeviceId: nil
             )

@@ -20,7 +20,7 @@ enum HomeAssistantState {
     }
 
     /// Builds the fix of one state.
-    static func make(_ state: JSONObject, defaultDeviceId: String?) throws(InputError) -> InputRecord {
+    static func make(_ state: JSONObject, defaultDeviceId: String?) throws(RecordError) -> InputRecord {
         let entity = try state.string("entity_id")
         guard let attributes = try state.object("attributes"),
             attributes.has("latitude") || attributes.has("longitude")

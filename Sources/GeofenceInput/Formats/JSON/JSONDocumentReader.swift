@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Geofence
 
 /// Reads tracker exports that are JSON documents rather than lines, streaming, in bounded memory.
@@ -72,7 +72,7 @@ public struct JSONDocumentReader: Sendable {
     /// Reads the next chunk of the document; every record completed by it is handed to `emit`, in
     /// order, as a record or as the error that kept it from being one.
     public mutating func feed(
-        _ chunk: UnsafeBufferPointer<UInt8>, _ emit: (Result<InputRecord, InputError>) -> Void
+        _ chunk: UnsafeBufferPointer<UInt8>, _ emit: (Result<InputRecord, RecordError>) -> Void
     ) {
         var pieces: [JSONRecordSplitter.Piece] = []
         splitter.feed(chunk) { pieces.append($0) }
@@ -80,12 +80,12 @@ public struct JSONDocumentReader: Sendable {
     }
 
     /// Reads a chunk held in an array (or any contiguous bytes).
-    public mutating func feed(_ bytes: [UInt8], _ emit: (Result<InputRecord, InputError>) -> Void) {
+    public mutating func feed(_ bytes: [UInt8], _ emit: (Result<InputRecord, RecordError>) -> Void) {
         bytes.withUnsafeBufferPointer { feed($0, emit) }
     }
 
     /// Ends the document; a value left open is reported.
-    public mutating func finish(_ emit: (Result<InputRecord, InputError>) -> Void) {
+    public mutating func finish(_ emit: (Result<InputRecord, RecordError>) -> Void) {
         var pieces: [JSONRecordSplitter.Piece] = []
         splitter.finish { pieces.append($0) }
         for piece in pieces { handle(piece, emit) }
@@ -99,7 +99,7 @@ public struct JSONDocumentReader: Sendable {
         var reader = JSONDocumentReader(
             source: source, timeZone: timeZone, deviceId: deviceId, expected: expected)
         var batch = InputBatch()
-        let collect: (Result<InputRecord, InputError>) -> Void = {
+        let collect: (Result<InputRecord, RecordError>) -> Void = {
             switch $0 {
             case .success(let record): batch.records.append(record)
             case .failure(let error): batch.errors.append(error)
@@ -111,7 +111,7 @@ public struct JSONDocumentReader: Sendable {
     }
 
     private mutating func handle(
-        _ piece: JSONRecordSplitter.Piece, _ emit: (Result<InputRecord, InputError>) -> Void
+        _ piece: JSONRecordSplitter.Piece, _ emit: (Result<InputRecord, RecordError>) -> Void
     ) {
         switch piece {
         case .record(let bytes, let line, let container):
@@ -123,7 +123,7 @@ public struct JSONDocumentReader: Sendable {
         case .oversizedRecord(let line, let container):
             emit(
                 .failure(
-                    InputError(
+                    RecordError(
                         source: source, line: line,
                         message:
                             "a record\(container.map { " in \"\($0)\"" } ?? "") longer than \(splitter.maximumRecordBytes) bytes was skipped",
@@ -135,7 +135,7 @@ public struct JSONDocumentReader: Sendable {
             }
             emit(
                 .failure(
-                    InputError(
+                    RecordError(
                         source: source, line: line,
                         message:
                             "a JSON object with no locations, features or data array (members \(keys.joined(separator: ", ")))\(Self.lookalike(names: keys).map { "; it looks like \($0)" } ?? "")",
@@ -157,17 +157,17 @@ public struct JSONDocumentReader: Sendable {
             guard reportedMembers.insert(name).inserted else { return }
             emit(
                 .failure(
-                    InputError(
+                    RecordError(
                         source: source, line: line, field: name,
                         message: "\(format) is not read; its \"\(name)\" array was skipped",
                         kind: .unrecognized)))
         case .malformed(let line, let message):
-            emit(.failure(InputError(source: source, line: line, message: message, kind: .malformed)))
+            emit(.failure(RecordError(source: source, line: line, message: message, kind: .malformed)))
         }
     }
 
     private mutating func record(_ bytes: [UInt8], line: Int, container: String?) -> Result<
-        InputRecord, InputError
+        InputRecord, RecordError
     > {
         let source = source
         let zone = zone
@@ -180,7 +180,7 @@ public struct JSONDocumentReader: Sendable {
                 case .success(let value): object = value
                 case .failure(let error): return .failure(error)
                 }
-                do throws(InputError) {
+                do throws(RecordError) {
                     return .success(
                         try Self.decode(
                             object, tokens: tokens, container: container, expected: expected,
@@ -195,7 +195,7 @@ public struct JSONDocumentReader: Sendable {
     private static func decode(
         _ object: JSONObject, tokens: UnsafeMutableBufferPointer<JSONToken>, container: String?,
         expected: Expected, deviceId: String?
-    ) throws(InputError) -> InputRecord {
+    ) throws(RecordError) -> InputRecord {
         let shape = shape(of: object)
         if container == "rawSignals", expected == .any || expected == .takeout {
             return try TimelineSignal.make(object, defaultDeviceId: deviceId)

@@ -26,14 +26,14 @@ struct JSONObject {
     static func record(
         _ bytes: UnsafeBufferPointer<UInt8>, tokens: UnsafeMutableBufferPointer<JSONToken>, source: String,
         line: Int, zone: LocalZone
-    ) -> Result<JSONObject, InputError> {
+    ) -> Result<JSONObject, RecordError> {
         do throws(JSONSyntaxError) {
             try FlatJSONScanner.scan(bytes, start: 0, end: bytes.count, into: tokens)
         } catch {
             let place = Self.position(of: error.offset, in: bytes, firstLine: line)
             // A column on the record's first line would count from the record, not the line.
             return .failure(
-                InputError(
+                RecordError(
                     source: source, line: place.line, column: place.line == line ? nil : place.column,
                     message: error.message, kind: .malformed))
         }
@@ -161,7 +161,7 @@ struct JSONObject {
     }
 
     /// The nested object in `name`, or `nil` when absent or null.
-    func object(_ name: StaticString) throws(InputError) -> JSONObject? {
+    func object(_ name: StaticString) throws(RecordError) -> JSONObject? {
         let value = token(name)
         switch value.kind {
         case .absent, .null: return nil
@@ -175,7 +175,7 @@ struct JSONObject {
     }
 
     /// The numbers of an array member such as GeoJSON `coordinates`; `nil` when absent or null.
-    func numbers(_ name: StaticString) throws(InputError) -> [Double]? {
+    func numbers(_ name: StaticString) throws(RecordError) -> [Double]? {
         let value = token(name)
         switch value.kind {
         case .absent, .null: return nil
@@ -205,7 +205,7 @@ struct JSONObject {
 
     /// The number in `name`; with `lenient`, a string holding a number is accepted too (Takeout
     /// writes `timestampMs` as a string, some trackers quote every number).
-    func number(_ name: StaticString, lenient: Bool = false) throws(InputError) -> Double? {
+    func number(_ name: StaticString, lenient: Bool = false) throws(RecordError) -> Double? {
         let value = token(name)
         switch value.kind {
         case .absent, .null:
@@ -222,7 +222,7 @@ struct JSONObject {
     }
 
     /// A number that must be finite when given.
-    func finiteNumber(_ name: StaticString, lenient: Bool = false) throws(InputError) -> Double? {
+    func finiteNumber(_ name: StaticString, lenient: Bool = false) throws(RecordError) -> Double? {
         guard let number = try number(name, lenient: lenient) else { return nil }
         guard number.isFinite else {
             throw error(name, at: token(name), "\(quoted(token(name))) is not a finite number", .invalidField)
@@ -232,7 +232,7 @@ struct JSONObject {
 
     /// The string in `name`, or `nil` when absent, null or empty. With `lenient`, a number is
     /// given as it was written (trackintel's `user_id` is a number, a device name elsewhere).
-    func string(_ name: StaticString, lenient: Bool = false) throws(InputError) -> String? {
+    func string(_ name: StaticString, lenient: Bool = false) throws(RecordError) -> String? {
         let value = token(name)
         switch value.kind {
         case .absent, .null:
@@ -264,7 +264,7 @@ struct JSONObject {
     /// A time written as ISO 8601 text, or as a number of Unix milliseconds (from 10^11 up) or
     /// seconds (below); a string of digits counts as that number. Times outside ``TimeBounds``
     /// are refused where they are read, as in every reader.
-    func time(_ name: StaticString) throws(InputError) -> Date? {
+    func time(_ name: StaticString) throws(RecordError) -> Date? {
         let value = token(name)
         var seconds: Double?
         switch value.kind {
@@ -297,26 +297,26 @@ struct JSONObject {
     /// The coordinate from two numbers already read, with range errors naming the members.
     func coordinate(
         latitude: Double, _ latitudeName: StaticString, longitude: Double, _ longitudeName: StaticString
-    ) throws(InputError) -> Coordinate {
+    ) throws(RecordError) -> Coordinate {
         try context(at: token(latitudeName)).coordinate(
             latitude: latitude, latitudeText: String(latitude), latitudeField: path + "\(latitudeName)",
             longitude: longitude, longitudeText: String(longitude), longitudeField: path + "\(longitudeName)")
     }
 
     /// An error about the member `name`, on the line where its value is.
-    func error(_ name: StaticString, at value: JSONToken? = nil, _ message: String, _ kind: InputError.Kind)
-        -> InputError
+    func error(_ name: StaticString, at value: JSONToken? = nil, _ message: String, _ kind: RecordError.Kind)
+        -> RecordError
     {
         let token = value ?? token(name)
         let line =
             token.kind == .absent
             ? firstLine : Self.position(of: token.start, in: bytes, firstLine: firstLine).line
-        return InputError(source: source, line: line, field: path + "\(name)", message: message, kind: kind)
+        return RecordError(source: source, line: line, field: path + "\(name)", message: message, kind: kind)
     }
 
     /// An error about the object as a whole, on its first line.
-    func error(_ message: String, _ kind: InputError.Kind) -> InputError {
-        InputError(source: source, line: firstLine, message: message, kind: kind)
+    func error(_ message: String, _ kind: RecordError.Kind) -> RecordError {
+        RecordError(source: source, line: firstLine, message: message, kind: kind)
     }
 
     /// A line context for the line a value is on, for the shared coordinate checks.

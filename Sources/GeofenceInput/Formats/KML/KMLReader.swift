@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Geofence
 
 /// Reads KML 2.2 documents into fixes: `gx:Track`s (GPSLogger's KML, Google's old Location History
@@ -29,14 +29,14 @@ public enum KMLReader {
             break
         case .otherEncoding(let name):
             return InputBatch(errors: [
-                InputError(
+                RecordError(
                     source: source, line: 1,
                     message: "the document declares encoding \"\(name)\"; only UTF-8 KML is read",
                     kind: .malformed)
             ])
         case .invalid(let offset, let line, let column):
             delegate.errors.append(
-                InputError(
+                RecordError(
                     source: source, line: line, column: column,
                     message:
                         "byte \(offset) is not UTF-8 (or is a NUL); the document is read up to the line before it",
@@ -59,7 +59,7 @@ public enum KMLReader {
         } catch {
             if !cut {
                 delegate.errors.append(
-                    InputError(
+                    RecordError(
                         source: source, line: error.line, column: error.column,
                         message: "the XML is malformed here: \(error.message)", kind: .malformed))
             }
@@ -79,7 +79,7 @@ private final class KMLDelegate {
     let deviceId: String?
     var fixes: [Fix] = []
     var untimed: [InputRecord] = []
-    var errors: [InputError] = []
+    var errors: [RecordError] = []
     var aborted = false
     var depth = 0
     private var sawRoot = false
@@ -111,7 +111,7 @@ private final class KMLDelegate {
             sawRoot = true
             if name != "kml" {
                 errors.append(
-                    InputError(
+                    RecordError(
                         source: source, line: line,
                         message: "not a KML document: the root element is <\(elementName)>",
                         kind: .unrecognized))
@@ -169,7 +169,7 @@ private final class KMLDelegate {
     private func finish(_ track: (line: Int, whens: [(String, Int)], coords: [(String, Int)])) {
         guard track.whens.count == track.coords.count else {
             errors.append(
-                InputError(
+                RecordError(
                     source: source, line: track.line,
                     message:
                         "a gx:Track with \(track.whens.count) <when> and \(track.coords.count) <gx:coord>: they must pair up",
@@ -196,15 +196,15 @@ private final class KMLDelegate {
     }
 
     private func add(when: String, numbers: [Substring], field: String, line: Int) {
-        func fail(_ field: String, _ message: String, _ kind: InputError.Kind) {
-            errors.append(InputError(source: source, line: line, field: field, message: message, kind: kind))
+        func fail(_ field: String, _ message: String, _ kind: RecordError.Kind) {
+            errors.append(RecordError(source: source, line: line, field: field, message: message, kind: kind))
         }
         let written = numbers.joined(separator: " ")
         guard numbers.count >= 2, let longitude = Double(numbers[0]), let latitude = Double(numbers[1]) else {
             return fail(field, "\"\(written)\" is not longitude and latitude", .invalidCoordinate)
         }
         let coordinate: Coordinate
-        do throws(InputError) {
+        do throws(RecordError) {
             coordinate = try LineContext(
                 source: source, line: line, zone: LocalZone(.gmt), defaultDeviceId: nil
             )
@@ -221,7 +221,7 @@ private final class KMLDelegate {
         }
         let altitude = numbers.count >= 3 ? Double(numbers[2]) : nil
         let timestamp: Date
-        do throws(InputError) {
+        do throws(RecordError) {
             timestamp = try LineContext(
                 source: source, line: line, zone: LocalZone(.gmt), defaultDeviceId: nil
             )

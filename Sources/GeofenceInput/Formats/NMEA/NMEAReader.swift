@@ -63,12 +63,12 @@ public struct NMEAReader: Sendable {
 
     /// Reads one line; records of the epoch it closes, and its own errors, go to `emit`.
     public mutating func line(
-        _ bytes: UnsafeBufferPointer<UInt8>, number: Int, _ emit: (Result<InputRecord, InputError>) -> Void
+        _ bytes: UnsafeBufferPointer<UInt8>, number: Int, _ emit: (Result<InputRecord, RecordError>) -> Void
     ) {
         let (start, end) = LineBytes.trim(bytes)
         if start == end { return }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
-        do throws(InputError) {
+        do throws(RecordError) {
             try sentence(text, number: number, emit)
         } catch {
             emit(.failure(error))
@@ -76,19 +76,19 @@ public struct NMEAReader: Sendable {
     }
 
     /// Ends the log: the last epoch is given.
-    public mutating func finish(_ emit: (Result<InputRecord, InputError>) -> Void) {
+    public mutating func finish(_ emit: (Result<InputRecord, RecordError>) -> Void) {
         flush(emit)
     }
 
-    private func fail(_ number: Int, _ field: String?, _ message: String, _ kind: InputError.Kind)
-        -> InputError
+    private func fail(_ number: Int, _ field: String?, _ message: String, _ kind: RecordError.Kind)
+        -> RecordError
     {
-        InputError(source: source, line: number, field: field, message: message, kind: kind)
+        RecordError(source: source, line: number, field: field, message: message, kind: kind)
     }
 
     private mutating func sentence(
-        _ text: String, number: Int, _ emit: (Result<InputRecord, InputError>) -> Void
-    ) throws(InputError) {
+        _ text: String, number: Int, _ emit: (Result<InputRecord, RecordError>) -> Void
+    ) throws(RecordError) {
         guard text.hasPrefix("$") else {
             throw fail(number, nil, "not an NMEA sentence (they start with $)", .unrecognized)
         }
@@ -120,8 +120,8 @@ public struct NMEAReader: Sendable {
 
     /// `$--RMC,hhmmss.ss,A,llll.ll,a,yyyyy.yy,a,speed,course,ddmmyy,...`
     private mutating func rmc(
-        _ fields: [String], number: Int, _ emit: (Result<InputRecord, InputError>) -> Void
-    ) throws(InputError) {
+        _ fields: [String], number: Int, _ emit: (Result<InputRecord, RecordError>) -> Void
+    ) throws(RecordError) {
         guard fields.count >= 10 else {
             throw fail(number, nil, "an RMC sentence has 12 or more fields", .malformed)
         }
@@ -145,8 +145,8 @@ public struct NMEAReader: Sendable {
 
     /// `$--GGA,hhmmss.ss,llll.ll,a,yyyyy.yy,a,quality,satellites,hdop,altitude,M,...`
     private mutating func gga(
-        _ fields: [String], number: Int, _ emit: (Result<InputRecord, InputError>) -> Void
-    ) throws(InputError) {
+        _ fields: [String], number: Int, _ emit: (Result<InputRecord, RecordError>) -> Void
+    ) throws(RecordError) {
         guard fields.count >= 10 else {
             throw fail(number, nil, "a GGA sentence has 14 or more fields", .malformed)
         }
@@ -167,8 +167,8 @@ public struct NMEAReader: Sendable {
 
     /// `$--ZDA,hhmmss.ss,dd,mm,yyyy,...`
     private mutating func zda(
-        _ fields: [String], number: Int, _ emit: (Result<InputRecord, InputError>) -> Void
-    ) throws(InputError) {
+        _ fields: [String], number: Int, _ emit: (Result<InputRecord, RecordError>) -> Void
+    ) throws(RecordError) {
         guard fields.count >= 5 else { throw fail(number, nil, "a ZDA sentence has 7 fields", .malformed) }
         let time = try timeOfDay(fields[1], number: number, sentence: "ZDA")
         guard let day = Int(fields[2]), let month = Int(fields[3]), let year = Int(fields[4]),
@@ -183,14 +183,14 @@ public struct NMEAReader: Sendable {
 
     /// Starts gathering the epoch at `time`, giving the one before if it was another.
     private mutating func begin(
-        _ time: Double, number: Int, _ emit: (Result<InputRecord, InputError>) -> Void
+        _ time: Double, number: Int, _ emit: (Result<InputRecord, RecordError>) -> Void
     ) {
         if let current = epoch, current.timeOfDay == time { return }
         flush(emit)
         epoch = Epoch(timeOfDay: time, line: number)
     }
 
-    private mutating func flush(_ emit: (Result<InputRecord, InputError>) -> Void) {
+    private mutating func flush(_ emit: (Result<InputRecord, RecordError>) -> Void) {
         guard let current = epoch else { return }
         epoch = nil
         var day = current.dayNumber
@@ -217,7 +217,7 @@ public struct NMEAReader: Sendable {
         }
         let seconds = Double(day) * 86_400 + current.timeOfDay
         let timestamp: Date
-        do throws(InputError) {
+        do throws(RecordError) {
             timestamp = try LineContext(
                 source: source, line: current.line, zone: LocalZone(.gmt), defaultDeviceId: nil
             )
@@ -235,7 +235,7 @@ public struct NMEAReader: Sendable {
                         course: current.course, deviceId: deviceId))))
     }
 
-    private func timeOfDay(_ text: String, number: Int, sentence: String) throws(InputError) -> Double {
+    private func timeOfDay(_ text: String, number: Int, sentence: String) throws(RecordError) -> Double {
         let utf8 = Array(text.utf8)
         func digits(_ range: Range<Int>) -> Int? {
             guard range.upperBound <= utf8.count else { return nil }
@@ -263,7 +263,7 @@ public struct NMEAReader: Sendable {
     }
 
     /// Days since 1970 from `ddmmyy`; two-digit years are 1980-2079, as GPS time began in 1980.
-    private func date(_ text: String, number: Int) throws(InputError) -> Int? {
+    private func date(_ text: String, number: Int) throws(RecordError) -> Int? {
         if text.isEmpty { return nil }
         guard text.count == 6, let value = Int(text) else {
             throw fail(number, "RMC date", "\"\(text)\" is not a date ddmmyy", .invalidField)
@@ -278,7 +278,7 @@ public struct NMEAReader: Sendable {
         return TimeText.daysFromCivil(year: year, month: month, day: day)
     }
 
-    private func number(_ text: String, _ field: String, number: Int) throws(InputError) -> Double? {
+    private func number(_ text: String, _ field: String, number: Int) throws(RecordError) -> Double? {
         if text.isEmpty { return nil }
         guard let value = Double(text), value.isFinite else {
             throw fail(number, field, "\"\(text)\" is not a number", .invalidField)
@@ -288,13 +288,13 @@ public struct NMEAReader: Sendable {
 
     /// Degrees from `ddmm.mmmm` / `dddmm.mmmm` and a hemisphere letter, at `fields[index...]`.
     private func coordinate(_ fields: [String], _ index: Int, number: Int, sentence: String)
-        throws(InputError)
+        throws(RecordError)
         -> Coordinate
     {
         func degrees(
             _ text: String, _ hemisphere: String, _ field: String, positive: String, negative: String
         )
-            throws(InputError) -> Double
+            throws(RecordError) -> Double
         {
             guard let value = Double(text), value >= 0, value.truncatingRemainder(dividingBy: 100) < 60 else {
                 throw fail(

@@ -21,7 +21,7 @@ enum TakeoutLocation {
     }
 
     /// Builds the fix of one record.
-    static func make(_ object: JSONObject, defaultDeviceId: String?) throws(InputError) -> InputRecord {
+    static func make(_ object: JSONObject, defaultDeviceId: String?) throws(RecordError) -> InputRecord {
         guard let latitudeE7 = try object.finiteNumber("latitudeE7", lenient: true) else {
             throw object.error(
                 "latitudeE7", "missing (a Takeout location needs latitudeE7 and longitudeE7)", .missingField)
@@ -52,7 +52,7 @@ enum TakeoutLocation {
 
     /// `timestamp` (ISO 8601) in the newer layout, `timestampMs` (milliseconds as a string) in
     /// the older; both are read wherever they appear.
-    private static func time(_ object: JSONObject) throws(InputError) -> Date? {
+    private static func time(_ object: JSONObject) throws(RecordError) -> Date? {
         if object.has("timestamp") { return try object.time("timestamp") }
         guard let milliseconds = try object.finiteNumber("timestampMs", lenient: true) else { return nil }
         let token = object.token("timestampMs")

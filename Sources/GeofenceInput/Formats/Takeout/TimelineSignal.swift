@@ -11,7 +11,7 @@ import Geofence
 /// `semanticSegments` (visits and paths Google inferred) are not fixes and are skipped.
 enum TimelineSignal {
     /// Builds the record of one raw signal.
-    static func make(_ signal: JSONObject, defaultDeviceId: String?) throws(InputError) -> InputRecord {
+    static func make(_ signal: JSONObject, defaultDeviceId: String?) throws(RecordError) -> InputRecord {
         guard let position = try signal.object("position") else {
             let kind = signal.names.first ?? "signal"
             return .ignored(kind: kind, reason: "a Timeline raw signal that is not a position (\(kind))")

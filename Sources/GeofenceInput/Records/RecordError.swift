@@ -3,7 +3,7 @@
 /// Errors are values, not the end of a run: a reader returns one for the line at fault and goes
 /// on with the next, so nothing already accepted is lost. The description is one line that
 /// names the place and the field, e.g. `fixes.ndjson:17: field "latitude": 95.2 is outside -90...90`.
-public struct InputError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct RecordError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What sort of problem it is, for counting and for deciding what to report.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// Latitude or longitude is not a finite number in range: no `Coordinate` can hold it.
@@ -55,3 +55,8 @@ public struct InputError: Error, Sendable, Hashable, CustomStringConvertible {
         return text + message
     }
 }
+
+/// The old name of ``RecordError``, which clashed with the runtime's error for an input file that
+/// cannot be opened.
+@available(*, deprecated, renamed: "RecordError")
+public typealias InputError = RecordError

@@ -1,69 +1,56 @@
+import CSpawn
 import Foundation
+import GeofenceInput
 import Synchronization
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// Reads one input on a thread of its own (reading blocks and polls, which must not happen on
-/// Swift's cooperative pool) and hands lines to the engine's loop through a ``RecordQueue``.
-final class InputThread: @unchecked Sendable {
-    let input: RunConfiguration.Input
-    private let queue: RecordQueue
-    private let cancellation = InputCancellation()
+/// A file as an input of `geofence run`: read to its end, or followed like `tail -F` (rotation,
+/// truncation, a missing file), resuming at the position stored after the last committed batch.
+final class FileInput: RunInput {
+    let name: String
+    private let path: String
+    private let follow: Bool
     private let startPosition: FilePosition?
     private let history: Bool
     private let pollSeconds: Double
-    private var thread: Thread?
+    private let cancellation = InputCancellation()
 
-    init(
-        input: RunConfiguration.Input, queue: RecordQueue, startPosition: FilePosition?, history: Bool,
-        pollSeconds: Double
-    ) {
-        self.input = input
-        self.queue = queue
+    init(path: String, follow: Bool, startPosition: FilePosition?, history: Bool, pollSeconds: Double) {
+        self.name = path
+        self.path = path
+        self.follow = follow
         self.startPosition = startPosition
         self.history = history
         self.pollSeconds = pollSeconds
     }
 
-    func start() {
-        let thread = Thread { [self] in
-            if input.path == "-" { readStandardInput() } else { readFile() }
-        }
-        thread.name = "geofence input \(input.name)"
-        self.thread = thread
-        thread.start()
+    /// The run's format; a Recorder `.rec` file's path (or a GeoLife file's) names its device.
+    func decoder(format: InputFormat, timeZone: TimeZone) -> StreamDecoder {
+        StreamDecoder(
+            format: format, source: name, timeZone: timeZone,
+            deviceId: InputReader.recorderDevice(forPath: path) ?? GeoLifeReader.device(forPath: path))
+    }
+
+    func start(into queue: RecordQueue) {
+        readOnThread { [self] in read(into: queue) }
     }
 
     /// Asks the thread to stop; it does within a poll interval.
     func stop() { cancellation.cancel() }
 
-    private func readStandardInput() {
-        let reader = StandardInputReader(pollInterval: pollSeconds, cancellation: cancellation)
-        do {
-            while let lines = try reader.next() {
-                let texts = lines.map { (text: $0.isTooLong ? nil : $0.text, number: $0.number) }
-                guard queue.put(.lines(input: input.name, lines: texts, position: nil, live: !history)) else {
-                    return
-                }
-            }
-            queue.put(.ended(input: input.name, failure: nil))
-        } catch {
-            queue.put(.ended(input: input.name, failure: "\(error)"))
-        }
-    }
-
-    private func readFile() {
+    private func read(into queue: RecordQueue) {
         // Lines already in the file when the run started are history, judged as replay judges them
         // (a fix written an hour ago is not "expired" because geofence was down); lines written
         // after the start arrive live. One rule for a stop and a restart: lines waiting in the
         // file when geofence resumes after SIGSTOP (SIGCONT) are history too, exactly as after a
         // kill and restart, so a long stop loses no crossing to the expiration rule.
-        var backlog = FileBacklog(path: input.path)
+        var backlog = FileBacklog(path: path)
         var resumptionsSeen = Resumptions.count.load(ordering: .acquiring)
         let follower = FileFollower(
-            path: input.path, startingAt: startPosition, follow: input.follow, pollInterval: pollSeconds,
+            path: path, startingAt: startPosition, follow: follow, pollInterval: pollSeconds,
             cancellation: cancellation)
         do {
             while let update = try follower.next() {
@@ -72,24 +59,22 @@ final class InputThread: @unchecked Sendable {
                     let resumptions = Resumptions.count.load(ordering: .acquiring)
                     if resumptions != resumptionsSeen {
                         resumptionsSeen = resumptions
-                        backlog = FileBacklog(path: input.path)
+                        backlog = FileBacklog(path: path)
                     }
                     let texts = lines.map { (text: $0.isTooLong ? nil : $0.text, number: $0.number) }
                     let live =
                         !history && !backlog.contains(identity: position.identity, offset: position.offset)
-                    let stored = position.inputPosition(input: input.name)
-                    guard queue.put(.lines(input: input.name, lines: texts, position: stored, live: live))
+                    let stored = position.inputPosition(input: name)
+                    guard queue.put(.lines(input: name, lines: texts, position: stored, live: live))
                     else { return }
                 case .event(let event):
                     queue.put(
-                        .note(
-                            input: input.name, message: InputThread.describe(event),
-                            level: InputThread.level(event)))
+                        .note(input: name, message: FileInput.describe(event), level: FileInput.level(event)))
                 }
             }
-            queue.put(.ended(input: input.name, failure: nil))
+            queue.put(.ended(input: name, failure: nil))
         } catch {
-            queue.put(.ended(input: input.name, failure: "\(error)"))
+            queue.put(.ended(input: name, failure: "\(error)"))
         }
     }
 

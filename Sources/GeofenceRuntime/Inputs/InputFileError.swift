@@ -1,7 +1,7 @@
 import Foundation
 
 /// An input that could not be opened or read, with the path and the system's reason.
-public struct InputError: Error, CustomStringConvertible, Equatable, Sendable {
+public struct InputFileError: Error, CustomStringConvertible, Equatable, Sendable {
     /// The path as given, or `stdin`.
     public var path: String
     /// What was being done: `open`, `read` or `stat`.

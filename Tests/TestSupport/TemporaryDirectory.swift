@@ -1,38 +1,42 @@
-import Foundation
+public import Foundation
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// A private scratch folder for one test, removed when the value is dropped.
-final class Scratch: @unchecked Sendable {
-    /// The folder's path, without a trailing slash.
-    let path: String
+/// A fresh, empty, private directory for one test, removed with everything in it when released.
+public final class TemporaryDirectory: @unchecked Sendable {
+    /// The directory's path, without a trailing slash.
+    public let path: String
 
-    /// Makes a new, empty, unique folder.
-    init(_ label: String) throws {
+    /// Makes a new unique directory; `label` appears in its name, to tell leftovers apart.
+    public init(_ label: String = "test") throws {
         path =
             NSTemporaryDirectory().replacingOccurrences(of: "/$", with: "", options: .regularExpression)
-            + "/geofence-e2e-\(label)-\(UUID().uuidString.prefix(8))"
+            + "/geofence-\(label)-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 
-    deinit {
-        try? FileManager.default.removeItem(atPath: path)
-    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
 
-    /// The full path of `name` inside the folder.
-    func file(_ name: String) -> String { path + "/" + name }
+    /// The full path of `name` inside the directory.
+    public func file(_ name: String) -> String { path + "/" + name }
 
     /// Writes `text` to `name` (replacing it), executable if asked.
-    func write(_ name: String, _ text: String, executable: Bool = false) throws {
+    public func write(_ name: String, _ text: String, executable: Bool = false) throws {
         let full = file(name)
         try Data(text.utf8).write(to: URL(fileURLWithPath: full))
         if executable { chmod(full, 0o755) }
     }
 
+    /// Writes an executable shell script and returns its path.
+    public func script(_ name: String, _ body: String) throws -> String {
+        try write(name, "#!/bin/sh\n" + body + "\n", executable: true)
+        return file(name)
+    }
+
     /// Appends `text` to the file at `path`, creating it if needed, as a writing process would.
-    static func append(_ text: String, to path: String) throws {
+    public static func append(_ text: String, to path: String) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw HarnessError("cannot open \(path): \(String(cString: strerror(errno)))")
@@ -44,17 +48,17 @@ final class Scratch: @unchecked Sendable {
     }
 
     /// The text of the file at `path`, or "" if it does not exist.
-    static func read(_ path: String) -> String {
+    public static func read(_ path: String) -> String {
         FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) } ?? ""
     }
 
     /// The non-empty lines of the file at `path`.
-    static func lines(_ path: String) -> [String] {
+    public static func lines(_ path: String) -> [String] {
         read(path).split(separator: "\n").map(String.init)
     }
 
     /// The permission bits of the file at `path`, or `nil` if it does not exist.
-    static func mode(_ path: String) -> mode_t? {
+    public static func mode(_ path: String) -> mode_t? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return info.st_mode & 0o777
