@@ -103,7 +103,7 @@ final class GeofenceProcess: @unchecked Sendable {
 /// Waits, polling, until `condition` holds; a hang guard with a generous deadline, never a timing
 /// assertion. Throws with `what` if the deadline passes.
 func waitUntil(
-    _ what: @autoclosure () -> String, seconds: Double = 60, every interval: Double = 0.05,
+    _ what: @autoclosure () -> String, seconds: Double = 180, every interval: Double = 0.05,
     _ condition: () throws -> Bool
 ) throws {
     let deadline = Date().addingTimeInterval(seconds)
