@@ -99,7 +99,8 @@ public struct StreamDecoder: Sendable {
             // Said once, at the first line; the rest of the document is not read.
             if number == firstRefusedLine {
                 results.append(
-                    .failure(RecordError(source: source, line: number, message: message, kind: .unrecognized)))
+                    .failure(RecordError(source: source, line: number, message: message, kind: .unrecognized))
+                )
             }
         }
         return results
@@ -136,12 +137,15 @@ public struct StreamDecoder: Sendable {
                 "a \(format.rawValue.uppercased()) document is read whole, by replay and stays, not line by line"
             )
         case .owntracks:
-            // The Recorder's `ocat` and API output are OwnTracks messages in one JSON document.
-            var withBreak = Array(bytes) + [UInt8(ascii: "\n")]
-            let isDocument = withBreak.withUnsafeMutableBufferPointer {
-                JSONDocumentReader.isDocument(prefix: UnsafeBufferPointer($0))
+            // The Recorder's `ocat` output (a pretty-printed object) and `/api/0/last` (an array)
+            // are OwnTracks messages in one document. Anything else stays a message per line, so
+            // one broken MQTT message cannot turn the rest of the stream into a "document".
+            let (start, end) = LineBytes.trim(bytes)
+            if start < end,
+                bytes[start] == UInt8(ascii: "[") || (end - start == 1 && bytes[start] == UInt8(ascii: "{"))
+            {
+                return .document(document(.owntracks))
             }
-            if isDocument == true { return .document(document(.owntracks)) }
             lineFormat = .owntracks
         case .auto:
             if NMEAReader.looksLikeOne(bytes) { return .nmea(NMEAReader(source: source, deviceId: deviceId)) }
