@@ -23,44 +23,79 @@ public enum InputReader {
         }
     }
 
-    /// Reads a whole input: as GPX when the format is `.gpx`, or `.auto` and the data starts
-    /// (after a byte-order mark and whitespace) with `<`; otherwise line by line with
-    /// ``LineDecoder``. Lines are numbered from 1 and may end in `\n` or `\r\n`.
+    /// Reads a whole input in the format its content shows (or `format`): an XML document is
+    /// GPX or KML by its root element; a JSON document (``JSONDocumentReader``) by its first
+    /// bytes; anything else line by line with ``StreamDecoder`` (NDJSON, OwnTracks, Recorder,
+    /// CSV, NMEA, GeoLife). Lines are numbered from 1 and may end in `\n` or `\r\n`.
     public static func readAll(
         data: Data, source: String, format: InputFormat = .auto, timeZone: TimeZone = .gmt,
         deviceId: String? = nil
     ) -> InputBatch {
-        if format == .gpx || (format == .auto && looksLikeXML(data)) {
-            return GPXReader.read(data: data, source: source)
+        let bytes = Array(data)
+        switch format == .auto ? documentFormat(bytes) : format {
+        case .gpx: return GPXReader.read(data: data, source: source)
+        case .kml: return KMLReader.read(data: data, source: source, deviceId: deviceId)
+        case .json, .takeout, .geojson:
+            return JSONDocumentReader.readAll(
+                data: data, source: source, timeZone: timeZone, deviceId: deviceId,
+                expected: format.documentShape ?? .any)
+        default: break
         }
-        var decoder = LineDecoder(format: format, source: source, timeZone: timeZone, deviceId: deviceId)
+        var decoder = StreamDecoder(format: format, source: source, timeZone: timeZone, deviceId: deviceId)
         var batch = InputBatch()
-        data.withUnsafeBytes { raw in
-            let bytes = raw.bindMemory(to: UInt8.self)
+        func collect(_ results: [Result<InputRecord, RecordError>]) {
+            for result in results {
+                switch result {
+                case .success(let record): batch.records.append(record)
+                case .failure(let error): batch.errors.append(error)
+                }
+            }
+        }
+        bytes.withUnsafeBufferPointer { bytes in
             var lineStart = 0
             var number = 0
             while lineStart < bytes.count {
                 var lineEnd = lineStart
                 while lineEnd < bytes.count, bytes[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
                 number += 1
-                switch decoder.decode(
-                    bytes: UnsafeBufferPointer(rebasing: bytes[lineStart..<lineEnd]), number: number)
-                {
-                case .success(let record?): batch.records.append(record)
-                case .success(nil): break
-                case .failure(let error): batch.errors.append(error)
-                }
+                collect(
+                    decoder.decode(
+                        bytes: UnsafeBufferPointer(rebasing: bytes[lineStart..<lineEnd]), number: number))
                 lineStart = lineEnd + 1
             }
         }
+        collect(decoder.finish())
         return batch
     }
 
-    private static func looksLikeXML(_ data: Data) -> Bool {
-        var body = data[...]
-        if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
-        let first = body.first { !LineBytes.isSpace($0) }
-        return first == UInt8(ascii: "<")
+    /// The document format the first bytes show (`.gpx`, `.kml`, `.json`), or `.auto` for lines.
+    /// An XML root other than `kml` is given to the GPX reader, whose error names it.
+    public static func documentFormat(_ prefix: [UInt8]) -> InputFormat {
+        documentFormat(prefix: prefix, complete: true) ?? .auto
+    }
+
+    /// The document format the first bytes of an input show, or `nil` when they do not tell yet
+    /// (blanks only, an XML root or a first JSON line not complete); with `complete`, the bytes
+    /// are the whole input and the answer is never `nil`.
+    public static func documentFormat(prefix: [UInt8], complete: Bool) -> InputFormat? {
+        prefix.withUnsafeBufferPointer { bytes in
+            var start = 0
+            if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { start = 3 }
+            while start < bytes.count, LineBytes.isSpace(bytes[start]) { start += 1 }
+            guard start < bytes.count else { return complete ? .auto : nil }
+            if bytes[start] == UInt8(ascii: "<") {
+                guard let root = XMLRootName.find(in: bytes) else { return complete ? .gpx : nil }
+                return root == "kml" ? .kml : .gpx
+            }
+            switch JSONDocumentReader.isDocument(prefix: bytes) {
+            case true?: return .json
+            case false?: return .auto
+            case nil:
+                // No newline yet: a one-line document, or a first line still coming.
+                guard complete else { return nil }
+                return bytes[start] == UInt8(ascii: "{") ? .json : .auto
+            }
+        }
     }
 }
 

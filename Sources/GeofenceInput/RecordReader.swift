@@ -16,12 +16,18 @@ private func readBytes(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, 
 /// point for every input that is read from start to end (`replay`, `stays`).
 ///
 /// - **One content sniffing**: with `.auto`, a document whose first character (after a byte-order
-///   mark and blanks) is `<` is GPX; anything else is lines, each told apart by ``LineDecoder``.
+///   mark and blanks) is `<` is GPX or KML, by its root element; a JSON document (a top-level
+///   array, a pretty-printed object, an object wrapping `locations`, `features` or `data`) is read
+///   by ``JSONDocumentReader``; anything else is lines, told apart by ``StreamDecoder`` (NMEA,
+///   GeoLife, and the line formats of ``LineDecoder``).
+/// - **JSON documents stream**: their bytes go to ``JSONDocumentReader`` as they are read, not
+///   through the line splitter, so a Takeout `Records.json` of hundreds of megabytes, or a
+///   one-line document of any size, is read in the memory of one record.
 /// - **Bounded lines**: lines go through the same ``LineSplitter`` the runtime's file follower
 ///   uses, so a line longer than `maxLineBytes` (1 MiB) is skipped with an error while its bytes
 ///   are counted and dropped, in constant memory. A file of NUL bytes without a newline costs one
 ///   read buffer, not the file.
-/// - **Whole documents** (GPX) are read whole, up to `maxDocumentBytes` (1 GiB), because their
+/// - **Whole XML documents** (GPX, KML) are read whole, up to `maxDocumentBytes` (1 GiB), because their
 ///   points are not in time order; a bigger one is refused with an error instead of exhausting
 ///   memory.
 /// - **Newest first**: exports such as Google's and some CSVs list the newest fix first, and a
@@ -62,43 +68,73 @@ public struct RecordReader: Sendable {
 
     /// Reads the whole input, handing each record to `record` in order (oldest first), each
     /// unreadable line to `error`, and remarks about the input as a whole (its order) to `note`.
+    /// Returns what was read (``InputTally``), for a summary and to say why no fix came.
     /// Throws an `.unreadable` ``RecordError`` when the input cannot be opened or read, and
     /// whatever `record` throws.
+    @discardableResult
     public func read(
         record: (InputRecord) throws -> Void, error: (RecordError) -> Void, note: (String) -> Void = { _ in }
-    ) throws {
+    ) throws -> InputTally {
         let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw unreadable("cannot be opened: \(String(cString: strerror(errno)))")
         }
         defer { if descriptor != STDIN_FILENO { close(descriptor) } }
 
-        var decoder = LineDecoder(
-            format: format, source: source, timeZone: timeZone,
-            deviceId: InputReader.recorderDevice(forPath: path))
+        let device = InputReader.recorderDevice(forPath: path) ?? GeoLifeReader.device(forPath: path)
+        var decoder = StreamDecoder(format: format, source: source, timeZone: timeZone, deviceId: device)
+        var documentReader: JSONDocumentReader?
         var splitter = LineSplitter(maxLineBytes: maxLineBytes)
         var order = OrderCheck(sample: Self.orderSample)
+        var tally = InputTally(source: source)
         var document: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        var decided = format != .auto && format != .gpx
-        var wholeDocument = format == .gpx
+        // What the input is: decided from its first bytes unless the format says.
+        enum Kind { case undecided, lines, xml, json }
+        var kind: Kind =
+            switch format {
+            case .auto: .undecided
+            case .gpx, .kml: .xml
+            case .json, .takeout, .geojson: .json
+            default: .lines
+            }
+        if kind == .json {
+            documentReader = JSONDocumentReader(
+                source: source, timeZone: timeZone, deviceId: device, expected: format.documentShape ?? .any)
+        }
 
+        func take(_ result: Result<InputRecord, RecordError>) throws {
+            switch result {
+            case .success(let value):
+                tally.count(value)
+                try order.take(value, emit: record, note: note)
+            case .failure(let failure):
+                tally.count(failure)
+                error(failure)
+            }
+        }
         func handle(_ line: InputLine) throws {
+            tally.lines = Int(line.number)
             guard !line.isTooLong else {
-                return error(
-                    RecordError(
-                        source: source, line: Int(line.number),
-                        message:
-                            "line of \(line.byteCount) bytes is longer than \(maxLineBytes) bytes; skipped",
-                        kind: .malformed))
+                return try take(
+                    .failure(
+                        RecordError(
+                            source: source, line: Int(line.number),
+                            message:
+                                "line of \(line.byteCount) bytes is longer than \(maxLineBytes) bytes; skipped",
+                            kind: .malformed)))
             }
             var text = line.text
-            let result = text.withUTF8 { decoder.decode(bytes: $0, number: Int(line.number)) }
-            switch result {
-            case .success(let value?): try order.take(value, emit: record, note: note)
-            case .success(nil): break
-            case .failure(let failure): error(failure)
+            let results = text.withUTF8 { decoder.decode(bytes: $0, number: Int(line.number)) }
+            for result in results { try take(result) }
+        }
+        func feedDocument(_ bytes: some Collection<UInt8>) throws {
+            var results: [Result<InputRecord, RecordError>] = []
+            tally.lines += bytes.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+            Array(bytes).withUnsafeBufferPointer { buffer in
+                documentReader?.feed(buffer) { results.append($0) }
             }
+            for result in results { try take(result) }
         }
         while true {
             // A plain read returns what a pipe holds now, so output keeps up with a live stdin.
@@ -109,43 +145,84 @@ public struct RecordReader: Sendable {
             }
             if count == 0 { break }
             let bytes = chunk[0..<count]
-            if !decided {
+            if kind == .undecided {
                 document.append(contentsOf: bytes)
-                guard
-                    let first = document.drop(while: {
-                        [0xEF, 0xBB, 0xBF, 0x20, 0x09, 0x0A, 0x0D].contains($0)
-                    }).first
-                else {
-                    // Only blanks so far; a line-format input of blank lines stays small.
-                    if document.count > maxLineBytes { decided = true }
+                let decided = InputReader.documentFormat(prefix: document, complete: false)
+                guard let decided else {
+                    // Blanks only, or a first line still being read: a line-format input of blank
+                    // lines, or a first line longer than a line may be, is decided anyway.
+                    if document.count > maxLineBytes {
+                        kind = .json
+                        documentReader = JSONDocumentReader(
+                            source: source, timeZone: timeZone, deviceId: device)
+                        try feedDocument(document)
+                        document = []
+                    }
                     continue
                 }
-                decided = true
-                wholeDocument = first == UInt8(ascii: "<")
-                if !wholeDocument {
+                switch decided {
+                case .gpx, .kml:
+                    kind = .xml
+                case .json:
+                    kind = .json
+                    documentReader = JSONDocumentReader(source: source, timeZone: timeZone, deviceId: device)
+                    try feedDocument(document)
+                    document = []
+                default:
+                    kind = .lines
                     for line in splitter.append(document) { try handle(line) }
                     document = []
                 }
                 continue
             }
-            if wholeDocument {
+            switch kind {
+            case .xml:
                 guard document.count + count <= maxDocumentBytes else {
                     throw unreadable("is a document larger than \(maxDocumentBytes) bytes; not read")
                 }
                 document.append(contentsOf: bytes)
-            } else {
+            case .json:
+                try feedDocument(bytes)
+            case .lines, .undecided:
                 for line in splitter.append(bytes) { try handle(line) }
             }
         }
-        if wholeDocument {
-            let batch = GPXReader.read(data: Data(document), source: source)
-            for failure in batch.errors { error(failure) }
-            for value in batch.records { try order.take(value, emit: record, note: note) }
-        } else {
-            if !decided, !document.isEmpty { _ = splitter.append(document) }
+        switch kind {
+        case .xml:
+            let data = Data(document)
+            tally.lines = document.reduce(1) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+            let isKML =
+                format == .kml
+                || (format == .auto && InputReader.documentFormat(prefix: document, complete: true) == .kml)
+            let batch =
+                isKML
+                ? KMLReader.read(data: data, source: source, deviceId: device)
+                : GPXReader.read(data: data, source: source)
+            for failure in batch.errors { try take(.failure(failure)) }
+            for value in batch.records { try take(.success(value)) }
+        case .json:
+            var results: [Result<InputRecord, RecordError>] = []
+            documentReader?.finish { results.append($0) }
+            for result in results { try take(result) }
+        case .lines, .undecided:
+            if kind == .undecided, !document.isEmpty {
+                // A short input whose first line never ended: decide on what there is.
+                if InputReader.documentFormat(prefix: document, complete: true) == .json {
+                    documentReader = JSONDocumentReader(source: source, timeZone: timeZone, deviceId: device)
+                    try feedDocument(document)
+                    var results: [Result<InputRecord, RecordError>] = []
+                    documentReader?.finish { results.append($0) }
+                    for result in results { try take(result) }
+                    try order.finish(emit: record, note: note)
+                    return tally
+                }
+                for line in splitter.append(document) { try handle(line) }
+            }
             if let last = splitter.finish() { try handle(last) }
+            for result in decoder.finish() { try take(result) }
         }
         try order.finish(emit: record, note: note)
+        return tally
     }
 
     private func unreadable(_ message: String) -> RecordError {

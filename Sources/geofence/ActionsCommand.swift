@@ -113,6 +113,7 @@ struct ActionPrinter {
         case .log(let path)?: what = "log" + (path.map { " to \($0)" } ?? "")
         case .run(let arguments, _)?: what = "run " + arguments.joined(separator: " ")
         case .remind(let message)?: what = "remind \"\(message)\""
+        case .post(let target)?: what = "post to " + target.url
         case nil: what = outbox.kind
         }
         let on = fired.map { $0.transition.rawValue + ($0.place.map { " " + $0 } ?? "") } ?? "-"

@@ -21,6 +21,10 @@ enum CheckCommand: Command {
         switch RulesLoader.load(path: path) {
         case .success(let rules):
             print("\(path): OK")
+            // What was read in a way the writer may not have meant, before the summary.
+            for note in rules.notes {
+                print("\(note.file):\(note.mark.line):\(note.mark.column): note: \(note.message)")
+            }
             print(rules.summary)
             let warnings = ActionPreflight.warnings(
                 for: rules, logDirectory: arguments.value(SharedOptions.logDirectory))

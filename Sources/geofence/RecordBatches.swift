@@ -9,8 +9,8 @@ final class RecordBatches: @unchecked Sendable {
     enum Item {
         /// Records in input order, with the unreadable lines and the remarks met among them.
         case batch([InputRecord], errors: [InputError], notes: [String])
-        /// The end of the input, with the error that stopped reading, if one did.
-        case end((any Error)?)
+        /// The end of the input: what was read (``InputTally``), or the error that stopped reading.
+        case end(Result<InputTally, any Error>)
     }
 
     private let condition = NSCondition()
@@ -25,7 +25,7 @@ final class RecordBatches: @unchecked Sendable {
             var notes: [String] = []
             records.reserveCapacity(batchSize)
             do {
-                try reader.read(
+                let tally = try reader.read(
                     record: { record in
                         records.append(record)
                         if records.count >= batchSize {
@@ -37,10 +37,10 @@ final class RecordBatches: @unchecked Sendable {
                     },
                     error: { failure in errors.append(failure) }, note: { notes.append($0) })
                 put(.batch(records, errors: errors, notes: notes))
-                put(.end(nil))
+                put(.end(.success(tally)))
             } catch {
                 put(.batch(records, errors: errors, notes: notes))
-                put(.end(error))
+                put(.end(.failure(error)))
             }
         }
         thread.stackSize = 1 << 22

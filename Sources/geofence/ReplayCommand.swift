@@ -38,7 +38,8 @@ enum ReplayCommand: Command {
         let format = arguments.value(SharedOptions.format) ?? .auto
         let inputTimeZone = arguments.value(SharedOptions.inputTimeZone) ?? .gmt
         let verbose = arguments.flag(Self.verbose)
-        let threadCount = arguments.value(Self.threads) ?? min(8, max(1, ProcessInfo.processInfo.activeProcessorCount))
+        let threadCount =
+            arguments.value(Self.threads) ?? min(8, max(1, ProcessInfo.processInfo.activeProcessorCount))
         guard threadCount <= 64 else {
             throw CommandError(message: "--threads wants a number from 1 to 64", status: 2)
         }
@@ -84,9 +85,10 @@ enum ReplayCommand: Command {
         func remark(_ note: String) {
             FileHandle.standardError.write(Data("geofence: \(reader.source): \(note)\n".utf8))
         }
+        let tally: InputTally
         if inputPath == "-" {
             // Standard input may be live: each record is answered as it comes.
-            try reader.read(record: { process([$0]) }, error: report, note: remark)
+            tally = try reader.read(record: { process([$0]) }, error: report, note: remark)
         } else {
             // A file is read and decoded on a thread of its own while the last batch is processed.
             let batches = RecordBatches(reader: reader, batchSize: ReplayCommand.batchSize)
@@ -97,8 +99,8 @@ enum ReplayCommand: Command {
                     for failure in errors { report(failure) }
                     for note in notes { remark(note) }
                     process(records)
-                case .end(let failure):
-                    if let failure { throw failure }
+                case .end(let result):
+                    tally = try result.get()
                     break reading
                 }
             }
@@ -108,7 +110,10 @@ enum ReplayCommand: Command {
             printer.print(output)
         }
         printer.footer(summary.latencyText)
-        FileHandle.standardError.write(Data("geofence: \(summary)\n".utf8))
+        // One summary line: what replay decided, then what the input gave (lines, fixes, fixes used).
+        FileHandle.standardError.write(
+            Data("geofence: \(summary); read \(InputSummary.line(tally, dropped: summary.dropped))\n".utf8))
+        try InputSummary.requireSomethingRead(tally)
     }
 }
 

@@ -13,8 +13,9 @@ enum RunCommand: Command {
     /// `--format` as ``SharedOptions/format`` reads it, with run's own help about GPX.
     static let lineFormat = Option(
         SharedOptions.format.spec.name, value: "FORMAT",
-        help: "auto (default), ndjson, owntracks, rec, csv or gpx (a GPX document is read whole, as "
-            + "recorded history; not with --follow)", parse: SharedOptions.format.parse)
+        help: "auto (default), ndjson, owntracks, rec, csv, json, takeout, geojson, nmea, geolife, gpx "
+            + "or kml (a GPX or KML document is read whole, as recorded history; not with --follow)",
+        parse: SharedOptions.format.parse)
     static let pauseAfter = Option(
         "--pause-after", value: "DURATION", help: "report an input paused when no fix came for this long",
         parse: ValueParser.duration)
@@ -67,7 +68,8 @@ enum RunCommand: Command {
         help: "copies of the streams and bucket it creates (default 1; 3 on a three-node cluster)",
         parse: ValueParser.count)
     static let natsLease = Option(
-        "--nats-lease", value: "DURATION", help: "how long a silent engine keeps its partitions (default 10s)",
+        "--nats-lease", value: "DURATION",
+        help: "how long a silent engine keeps its partitions (default 10s)",
         parse: ValueParser.duration)
     static let natsSnapshot = Option(
         "--nats-snapshot", value: "DURATION", help: "how often partition states are written (default 5s)",
@@ -149,10 +151,11 @@ enum RunCommand: Command {
         let mqttPublish = arguments.flag(Self.mqttPublish)
         let mqttClientID = arguments.value(Self.mqttClientID)
         let follow = arguments.flag(Self.follow)
-        // A GPX document is read whole and its points sorted; it cannot be followed line by line.
-        if arguments.value(Self.lineFormat) == .gpx, follow {
+        // A GPX or KML document is read whole and its points sorted; it cannot be followed line by line.
+        if let format = arguments.value(Self.lineFormat), format.isXMLDocument, follow {
             throw CommandError.usage(
-                "a GPX document is read whole, not followed: give --format gpx without --follow",
+                "a \(format.rawValue.uppercased()) document is read whole, not followed: give --format "
+                    + "\(format.rawValue) without --follow",
                 command: "run")
         }
         var mqtt: MQTTSettings?
@@ -246,7 +249,8 @@ enum RunCommand: Command {
         }
         if let partitions = arguments.value(Self.natsPartitions) {
             guard partitions <= 1024 else {
-                throw CommandError(message: "--nats-partitions wants a whole number from 1 to 1024", status: 2)
+                throw CommandError(
+                    message: "--nats-partitions wants a whole number from 1 to 1024", status: 2)
             }
             settings.partitions = partitions
         }

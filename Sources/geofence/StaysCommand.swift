@@ -33,7 +33,8 @@ enum StaysCommand: Command {
         name: "stays", summary: "the visits (stays) in a file of fixes, as NDJSON or --table",
         arguments: [Positional(name: "INPUT", help: "a file of fixes, or - for standard input")],
         options: [
-            SharedOptions.table.erased, SharedOptions.timeZone.erased, radius.erased, minimumStay.erased,
+            SharedOptions.table.erased, SharedOptions.timeZone.erased, SharedOptions.format.erased,
+            radius.erased, minimumStay.erased,
             maxStrays.erased, maxGap.erased, accuracyLimit.erased,
         ],
         discussion:
@@ -57,12 +58,14 @@ enum StaysCommand: Command {
             output.write(Data((lines.joined(separator: "\n") + "\n").utf8))
         }
         if tableWanted { output.write(Data((table.header + "\n").utf8)) }
-        let reader = RecordReader(path: path)
-        try reader.read(
+        let reader = RecordReader(path: path, format: arguments.value(SharedOptions.format) ?? .auto)
+        let tally = try reader.read(
             record: { if let fix = $0.fix { emit(detector.ingest(fix)) } },
             error: { FileHandle.standardError.write(Data("geofence: \($0)\n".utf8)) },
             note: { FileHandle.standardError.write(Data("geofence: \(reader.source): \($0)\n".utf8)) })
         emit(detector.finish())
+        FileHandle.standardError.write(Data("geofence: \(InputSummary.line(tally, dropped: nil))\n".utf8))
+        try InputSummary.requireSomethingRead(tally)
     }
 
     /// One visit as a line of NDJSON; unknown times are `null`.

@@ -45,6 +45,13 @@ struct CSVCase: Sendable, CustomTestStringConvertible {
                 timestamp: unix(1_700_000_000.5), coordinate: at(47.1, 8.5), horizontalAccuracy: 4,
                 altitude: 400,
                 speed: 1.5, course: 90.5)),
+        // GPSLogger in a locale with decimal commas: comma-separated, numbers quoted.
+        CSVCase(
+            "time,lat,lon,elevation,accuracy,bearing,speed,satellites,provider,hdop,timestamp_ms",
+            #"2023-11-14T22:13:20.500Z,"47,3769","8,5417","410,5","12,0","90,5","1,25",9,gps,"0,9",1700000000500"#,
+            Fix(
+                timestamp: unix(1_700_000_000.5), coordinate: at(47.3769, 8.5417), horizontalAccuracy: 12,
+                altitude: 410.5, speed: 1.25, course: 90.5)),
         // Empty optional cells are unknown.
         CSVCase(
             "lat,lon,time,accuracy,speed", "47.1,8.5,1700000000,,",
@@ -79,6 +86,10 @@ struct CSVCase: Sendable, CustomTestStringConvertible {
             .invalidField),
         BadLine(#""47.1,8.5,1700000000,3"#, "track.csv:7: a quoted value is not closed", .malformed),
         BadLine("47.1,8.5,1700000000,x", #"track.csv:7: field "acc": "x" is not a number"#, .invalidField),
+        // Unquoted, a comma separates cells; quoted, two commas are not one decimal comma.
+        BadLine(
+            #"47.1,8.5,1700000000,"1,2,3""#, #"track.csv:7: field "acc": "1,2,3" is not a number"#,
+            .invalidField),
     ]
 
     @Test(arguments: badRows)

@@ -61,7 +61,12 @@ import Testing
     }
 
     @Test func everyFormatHasAName() {
-        #expect(InputFormat.allCases.map(\.rawValue) == ["auto", "ndjson", "owntracks", "rec", "gpx", "csv"])
+        #expect(
+            InputFormat.allCases.map(\.rawValue) == [
+                "auto", "ndjson", "owntracks", "rec", "gpx", "csv", "json", "takeout", "geojson", "kml",
+                "nmea",
+                "geolife",
+            ])
         #expect(InputFormat(rawValue: "owntracks") == .owntracks)
     }
 }

@@ -80,4 +80,35 @@ import Testing
         let used = Set((0..<100).map { ShardedPipeline.shard(ofDevice: "d\($0)", count: 4) })
         #expect(used.count == 4)
     }
+
+    /// A device's aliases (`people:`) reach the shard of its one name, so it stays one device with
+    /// one state however many threads run, as in a single pipeline.
+    @Test func aDevicesAliasesLandOnItsShard() throws {
+        let day = SyntheticDay(intervalSeconds: 60)
+        let home = day.coordinate(of: .home)
+        let yaml = """
+            people:
+              jane: { jane/phone: [jp, j2, j3, j4, j5, j6] }
+            places:
+              home: { center: [\(home.latitude), \(home.longitude)], radius: 150 }
+            rules:
+              - { name: left, on: exit home, log: true }
+            """
+        func rules() throws -> RulesFile {
+            try RulesLoader.parse(yaml, file: "rules.yaml", baseDirectory: URL(fileURLWithPath: "/tmp")).get()
+        }
+        let names = ["jane/phone", "jp", "j2", "j3", "j4", "j5", "j6"]
+        let input = day.fixes().enumerated().map { index, fix in
+            var fix = fix
+            fix.deviceId = names[index % names.count]
+            return InputRecord.fix(fix)
+        }
+        var single = Pipeline(rules: try rules())
+        let expected = input.map { Digest(single.process($0, arrivedAt: nil)) }
+        var sharded = ShardedPipeline(rules: try (0..<4).map { _ in try rules() })
+        let got = sharded.process(input, arrivedAt: nil).map(Digest.init)
+        #expect(got == expected)
+        #expect(sharded.shards.flatMap { $0.state.devices.keys } == ["jane/phone"])
+        #expect(got.contains { !$0.actions.isEmpty })
+    }
 }

@@ -32,40 +32,16 @@ public struct PolygonCondition: Sendable, Hashable, Codable, CustomStringConvert
     }
 
     /// Makes a condition from well-known text: a `POLYGON` or `MULTIPOLYGON` in longitude,
-    /// latitude order.
+    /// latitude order. Longitudes just past ±180 in a ring that crosses the antimeridian are
+    /// wrapped (see ``reading(wkt:axisOrder:near:)``, which also says so).
     public init(wkt: String) throws(PolygonError) {
-        let raw = try WKTPolygonReader.read(wkt)
-        var polygons: [[[Coordinate]]] = []
-        for (p, rings) in raw.enumerated() {
-            var converted: [[Coordinate]] = []
-            for (r, ring) in rings.enumerated() {
-                var points: [Coordinate] = []
-                for (v, point) in ring.enumerated() {
-                    do {
-                        points.append(try Coordinate(latitude: point.y, longitude: point.x))
-                    } catch {
-                        let ringName = r == 0 ? "outer ring" : "hole \(r)"
-                        let polygonName = raw.count > 1 ? "polygon \(p + 1), " : ""
-                        throw .malformedWKT("\(polygonName)\(ringName), vertex \(v + 1): \(error)")
-                    }
-                }
-                converted.append(points)
-            }
-            polygons.append(converted)
-        }
-        try self.init(polygons: polygons)
+        self = try PolygonCondition.reading(wkt: wkt, axisOrder: .longitudeFirst).condition
     }
 
     /// Makes a condition from GeoJSON text: a Polygon, a MultiPolygon, a Feature holding one, or a
     /// FeatureCollection of such features (taken together).
     public init(geoJSON: String) throws(PolygonError) {
-        let value: JSONValue
-        do {
-            value = try JSONDecoder().decode(JSONValue.self, from: Data(geoJSON.utf8))
-        } catch {
-            throw .malformedGeoJSON(path: "", "not valid JSON: \(JSONErrorText.describe(error))")
-        }
-        try self.init(polygons: GeoJSONPolygonReader.polygons(in: value, path: ""))
+        self = try PolygonCondition.reading(geoJSON: geoJSON).condition
     }
 
     /// Distance in metres from the coordinate to the nearest edge, negative inside.
@@ -142,7 +118,9 @@ public struct PolygonCondition: Sendable, Hashable, Codable, CustomStringConvert
 
 /// Reads polygons out of parsed GeoJSON, naming the path of anything malformed.
 enum GeoJSONPolygonReader {
-    static func polygons(in value: JSONValue, path: String) throws(PolygonError) -> [[[Coordinate]]] {
+    static func polygons(in value: JSONValue, path: String, wrapped: inout Int) throws(PolygonError)
+        -> [[[Coordinate]]]
+    {
         guard let object = value.object else {
             throw .malformedGeoJSON(path: path, "expected an object, found \(value.kindName)")
         }
@@ -155,25 +133,25 @@ enum GeoJSONPolygonReader {
             guard let geometry = object["geometry"], geometry != .null else {
                 throw .malformedGeoJSON(path: path, "Feature has no geometry")
             }
-            return try polygons(in: geometry, path: child("geometry"))
+            return try polygons(in: geometry, path: child("geometry"), wrapped: &wrapped)
         case "FeatureCollection":
             guard let features = object["features"]?.array, !features.isEmpty else {
                 throw .malformedGeoJSON(path: path, "FeatureCollection has no features")
             }
             var all: [[[Coordinate]]] = []
             for (index, feature) in features.enumerated() {
-                all += try polygons(in: feature, path: child("features[\(index)]"))
+                all += try polygons(in: feature, path: child("features[\(index)]"), wrapped: &wrapped)
             }
             return all
         case "Polygon":
-            return [try rings(object["coordinates"], path: child("coordinates"))]
+            return [try rings(object["coordinates"], path: child("coordinates"), wrapped: &wrapped)]
         case "MultiPolygon":
             guard let parts = object["coordinates"]?.array, !parts.isEmpty else {
                 throw .malformedGeoJSON(path: path, "MultiPolygon needs a non-empty \"coordinates\" array")
             }
             var all: [[[Coordinate]]] = []
             for (index, part) in parts.enumerated() {
-                all.append(try rings(part, path: child("coordinates[\(index)]")))
+                all.append(try rings(part, path: child("coordinates[\(index)]"), wrapped: &wrapped))
             }
             return all
         default:
@@ -182,7 +160,9 @@ enum GeoJSONPolygonReader {
         }
     }
 
-    private static func rings(_ value: JSONValue?, path: String) throws(PolygonError) -> [[Coordinate]] {
+    private static func rings(_ value: JSONValue?, path: String, wrapped: inout Int) throws(PolygonError)
+        -> [[Coordinate]]
+    {
         guard let rings = value?.array, !rings.isEmpty else {
             throw .malformedGeoJSON(path: path, "expected a non-empty array of rings")
         }
@@ -192,17 +172,16 @@ enum GeoJSONPolygonReader {
                 throw .malformedGeoJSON(
                     path: "\(path)[\(r)]", "expected an array of positions, found \(ring.kindName)")
             }
-            var points: [Coordinate] = []
+            var ringPoints: [(x: Double, y: Double)] = []
             for (v, position) in positions.enumerated() {
                 let at = "\(path)[\(r)][\(v)]"
                 guard let numbers = position.array, numbers.count >= 2,
                     let longitude = numbers[0].number, let latitude = numbers[1].number
                 else { throw .malformedGeoJSON(path: at, "expected [longitude, latitude]") }
-                do {
-                    points.append(try Coordinate(latitude: latitude, longitude: longitude))
-                } catch {
-                    throw .malformedGeoJSON(path: at, "\(error)")
-                }
+                ringPoints.append((longitude, latitude))
+            }
+            let points = try PolygonVertices.coordinates(ringPoints, wrapped: &wrapped) { v, detail in
+                .malformedGeoJSON(path: "\(path)[\(r)][\(v)]", detail)
             }
             result.append(points)
         }

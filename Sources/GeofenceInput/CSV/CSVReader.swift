@@ -143,10 +143,12 @@ public struct CSVReader: Sendable {
 
 /// Numbers and times in CSV cells.
 enum CSVNumbers {
-    /// A number; in a file not separated by commas, a decimal comma (`47,05`) is read as a point.
+    /// A number; a decimal comma (`47,05`) is read as a point in a file not separated by commas,
+    /// and in a quoted cell of one that is (GPSLogger in a German locale writes `"47,3769"`: the
+    /// quotes say the comma belongs to the value).
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>, _ cell: CSVCell, delimiter: UInt8) -> Double? {
         if let value = NumberText.parse(bytes, cell.start, cell.end) { return value }
-        guard delimiter != UInt8(ascii: ",") else { return nil }
+        guard delimiter != UInt8(ascii: ",") || cell.quoted else { return nil }
         var copy = Array(UnsafeBufferPointer(rebasing: bytes[cell.start..<cell.end]))
         guard copy.filter({ $0 == UInt8(ascii: ",") }).count == 1, !copy.contains(UInt8(ascii: ".")) else {
             return nil

@@ -85,11 +85,23 @@ public struct LineDecoder: Sendable {
             return csv.decode(bytes: bytes, number: number)
         case .gpx:
             return .failure(gpxIsADocument(context))
+        case .json, .takeout, .geojson, .kml, .nmea, .geolife:
+            return .failure(
+                context.error(
+                    "\(format.rawValue) is read by RecordReader or StreamDecoder, which keep its state across lines",
+                    kind: .unrecognized))
         case .auto:
             let first = bytes[start]
             if first == UInt8(ascii: "{") { return json(bytes, start, end, context: context, as: .auto) }
             if first == UInt8(ascii: "<") { return .failure(gpxIsADocument(context)) }
             if RecLine.looksLikeOne(bytes, start, end) { return recLine(bytes, start, end, context: context) }
+            if let line = TopicLine.split(bytes, start, end) {
+                // `mosquitto_sub -v`: the topic names the device USER/DEVICE, as over MQTT.
+                let named = LineContext(
+                    source: source, line: number, zone: zone,
+                    defaultDeviceId: Units.deviceId(fromTopic: line.topic))
+                return json(bytes, line.payloadStart, end, context: named, as: .owntracks)
+            }
             if csv.hasHeader || csv.adoptHeader(bytes, start, end) {
                 return csv.decode(bytes: bytes, number: number)
             }

@@ -15,4 +15,33 @@ public enum InputFormat: String, CaseIterable, Sendable {
     case gpx
     /// Comma-, semicolon- or tab-separated values with a header line naming the columns.
     case csv
+    /// A JSON document of records, each read by its shape: Google Takeout `Records.json`, the
+    /// phone's `Timeline.json`, Overland batches, GeoJSON FeatureCollections, the OwnTracks
+    /// Recorder's `ocat` and API output, Home Assistant history (``JSONDocumentReader``).
+    case json
+    /// A JSON document whose records must all be Google Takeout locations.
+    case takeout
+    /// A JSON document whose records must all be GeoJSON point Features (Overland, GPSLogger,
+    /// trackintel).
+    case geojson
+    /// A KML document: `gx:Track`s and timed Placemarks (``KMLReader``).
+    case kml
+    /// NMEA 0183 sentences, RMC/GGA/ZDA merged per epoch (``NMEAReader``).
+    case nmea
+    /// GeoLife `.plt` trajectories (``GeoLifeReader``).
+    case geolife
+
+    /// Whether the format is a whole document rather than lines (read by replay and stays, not
+    /// followed by run).
+    public var isXMLDocument: Bool { self == .gpx || self == .kml }
+
+    /// The shape records of a JSON document must have in this format, if it is one.
+    var documentShape: JSONDocumentReader.Expected? {
+        switch self {
+        case .json: .any
+        case .takeout: .takeout
+        case .geojson: .geojson
+        default: nil
+        }
+    }
 }

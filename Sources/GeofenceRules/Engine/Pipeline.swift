@@ -64,27 +64,60 @@ public struct Pipeline: Sendable {
     public static let defaultDevice = "default"
 
     /// A new device's engine, copied for each device: the copies share the conditions' definitions
-    /// (polygons, hysteresis), so a device costs only its own state.
+    /// (polygons, hysteresis), so a device costs only its own state. It holds the places open to
+    /// everyone (no `who:`); the people some place's `who:` names have their own, in `templates`.
     private var template: DeviceEngine
+    /// Person → the template of their devices, for each person a place's `who:` names: a monitor
+    /// holds only the places its device's person may use.
+    private var templates: [String: DeviceEngine] = [:]
+    /// Person → the places their devices' visits are matched against, for the same people; empty
+    /// when no place has `who:`, so that a file without it pays nothing per fix.
+    private var placesByPerson: [String: [Place]] = [:]
+    /// The places of a person no `who:` names.
+    private var everyonesPlaces: [Place] = []
 
     /// Makes a pipeline, going on from a saved state if there is one.
     public init(rules: RulesFile, state: PipelineState = PipelineState()) {
         self.rules = rules
         self.evaluator = RuleEvaluator(rules: rules)
         self.state = state
-        self.template = Pipeline.template(for: rules)
+        // Set properly by `setTemplates()`, once every stored property has a value.
+        self.template = Pipeline.template(for: rules, places: [])
+        setTemplates()
     }
 
-    /// A fresh engine for a device: the rules' places as conditions with their hysteresis.
+    /// A fresh engine for a device: the rules' places as conditions with their hysteresis (the
+    /// places limited to other people with `who:` left out).
     public func newDevice(named name: String) -> DeviceEngine {
-        var device = template
+        var device =
+            templates.isEmpty ? template : templates[rules.people.person(ofDevice: name)] ?? template
         device.monitor.name = name
         return device
     }
 
-    private static func template(for rules: RulesFile) -> DeviceEngine {
+    /// Makes the templates of the people `who:` names, and the template for everyone else.
+    private mutating func setTemplates() {
+        everyonesPlaces = rules.places.filter { $0.who == nil }
+        let named = Set(rules.places.flatMap { $0.who ?? [] })
+        template = Pipeline.template(for: rules, places: everyonesPlaces)
+        templates = [:]
+        placesByPerson = [:]
+        for person in named {
+            let places = rules.places.filter { $0.who?.contains(person) ?? true }
+            placesByPerson[person] = places
+            templates[person] = Pipeline.template(for: rules, places: places)
+        }
+    }
+
+    /// The places a device's visits are matched against: those its person may use.
+    private func places(forDevice name: String) -> [Place] {
+        guard !placesByPerson.isEmpty else { return rules.places }
+        return placesByPerson[rules.people.person(ofDevice: name)] ?? everyonesPlaces
+    }
+
+    private static func template(for rules: RulesFile, places: [Place]) -> DeviceEngine {
         var monitor = MonitorEngine(name: "", filter: rules.filterConfiguration)
-        for place in rules.places {
+        for place in places {
             monitor.add(place.condition, identifier: place.name, hysteresis: rules.hysteresis(for: place))
         }
         return DeviceEngine(
@@ -97,12 +130,12 @@ public struct Pipeline: Sendable {
         let old = rules
         rules = newRules
         evaluator = RuleEvaluator(rules: newRules)
-        template = Pipeline.template(for: newRules)
+        setTemplates()
         for (name, device) in state.devices {
             var fresh = newDevice(named: name)
             let unchanged = newRules.places.filter { place in
                 old.place(named: place.name).map {
-                    $0.condition == place.condition
+                    $0.condition == place.condition && $0.who == place.who
                         && old.hysteresis(for: $0) == newRules.hysteresis(for: place)
                 } ?? false
             }
@@ -125,7 +158,8 @@ public struct Pipeline: Sendable {
     public mutating func process(_ record: InputRecord, arrivedAt: Date?) -> PipelineOutput? {
         switch record {
         case .fix(let fix): process(fix, arrivedAt: arrivedAt)
-        case .visit(let visit): process(deliveredVisit: visit, device: Pipeline.defaultDevice)
+        case .visit(let visit):
+            process(deliveredVisit: visit, device: rules.people.device(Pipeline.defaultDevice))
         case .transition(let transition): process(transition)
         case .ignored: nil
         }
@@ -138,7 +172,11 @@ public struct Pipeline: Sendable {
         guard let place = transition.regionName, rules.place(named: place) != nil,
             transition.event == "enter" || transition.event == "leave"
         else { return nil }
-        let name = transition.deviceId ?? transition.label ?? Pipeline.defaultDevice
+        let name = rules.people.device(transition.deviceId ?? transition.label ?? Pipeline.defaultDevice)
+        // A place limited to other people is not in this device's monitor.
+        if let who = rules.place(named: place)?.who, !who.contains(rules.people.person(ofDevice: name)) {
+            return nil
+        }
         let index = deviceIndex(named: name)
         var output = PipelineOutput(device: name)
         state.devices.values[index].claim(transition, place: place, evaluator: evaluator, output: &output)
@@ -159,25 +197,27 @@ public struct Pipeline: Sendable {
         return outputs
     }
 
-    /// Processes one fix.
+    /// Processes one fix. Its device is named by the rules' `people:` (an OwnTracks tid or another
+    /// alias becomes the device's one name), so a phone is one device however its fixes arrive.
     public mutating func process(_ fix: Fix, arrivedAt: Date?) -> PipelineOutput {
-        let name = fix.deviceId ?? fix.label ?? Pipeline.defaultDevice
+        let name = rules.people.device(fix.deviceId ?? fix.label ?? Pipeline.defaultDevice)
         let index = deviceIndex(named: name)
         var output = PipelineOutput(device: name)
         // The device's state is changed where it is stored: a copy out of the dictionary and back
         // would copy its conditions' array on every fix.
         state.devices.values[index].ingest(
-            fix, arrivedAt: arrivedAt, evaluator: evaluator, places: rules.places, output: &output)
+            fix, arrivedAt: arrivedAt, evaluator: evaluator, places: places(forDevice: name), output: &output)
         return output
     }
 
     /// Processes a visit delivered by the tracker (not detected here): it moves the monitor and
     /// triggers visit rules.
-    public mutating func process(deliveredVisit visit: Visit, device name: String) -> PipelineOutput {
+    public mutating func process(deliveredVisit visit: Visit, device: String) -> PipelineOutput {
+        let name = rules.people.device(device)
         let index = deviceIndex(named: name)
         var output = PipelineOutput(device: name)
         state.devices.values[index].ingest(
-            deliveredVisit: visit, evaluator: evaluator, places: rules.places, output: &output)
+            deliveredVisit: visit, evaluator: evaluator, places: places(forDevice: name), output: &output)
         return output
     }
 
@@ -205,7 +245,8 @@ public struct Pipeline: Sendable {
         for name in state.devices.keys.sorted() {
             guard let index = state.devices.index(forKey: name) else { continue }
             var output = PipelineOutput(device: name)
-            state.devices.values[index].finish(evaluator: evaluator, places: rules.places, output: &output)
+            state.devices.values[index].finish(
+                evaluator: evaluator, places: places(forDevice: name), output: &output)
             if !output.isEmpty { outputs.append(output) }
         }
         return outputs
@@ -309,6 +350,7 @@ extension DeviceEngine {
         _ visit: Visit, evaluator: RuleEvaluator, places: [Place], output: inout PipelineOutput
     ) {
         let name = output.device
+        // `places` are those this device's person may use (see `Pipeline.places(forDevice:)`).
         for place in places where place.condition.contains(visit.coordinate) {
             let arrival = visit.arrival
             if openVisits[place.name] == nil || openVisits[place.name] != arrival {

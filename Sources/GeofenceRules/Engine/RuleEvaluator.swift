@@ -78,7 +78,8 @@ public struct RuleEvaluator: Sendable {
 
     private func advance(to date: Date, device: String, state: inout RuleState, output: inout Output) {
         for (place, since) in state.insideSince.sorted(by: { $0.key < $1.key }) {
-            for rule in dwellRules(for: place) where !state.dwellFired.contains(rule.name) {
+            for rule in dwellRules(for: place)
+            where !state.dwellFired.contains(rule.name) && applies(rule, to: device) {
                 guard case .dwell(_, let seconds) = rule.trigger else { continue }
                 let due = since.addingTimeInterval(seconds)
                 guard due <= date else { continue }
@@ -109,6 +110,7 @@ public struct RuleEvaluator: Sendable {
     private func commutesOnExit(_ place: String, _ occurrence: Occurrence, state: inout RuleState) {
         for rule in rules.rules {
             guard case .commute(let spec) = rule.trigger, spec.from == place else { continue }
+            guard applies(rule, to: occurrence.device) else { continue }
             guard guardsAllow(rule.guards, window: spec.window, at: occurrence.date) else { continue }
             state.openCommutes[rule.name] = RuleState.OpenCommute(
                 start: occurrence.date,
@@ -179,6 +181,7 @@ public struct RuleEvaluator: Sendable {
     ) {
         let transition = rule.trigger.transition
         let date = occurrence.date
+        guard applies(rule, to: occurrence.device) else { return }
         guard guardsAllow(rule.guards, window: nil, at: date) else { return }
         if let cooldown = rule.guards.cooldownSeconds, let last = state.lastFired[rule.name],
             date.timeIntervalSince(last) < cooldown
@@ -232,6 +235,19 @@ public struct RuleEvaluator: Sendable {
     }
 
     // MARK: Guards
+
+    /// Whether a rule is for the person who carries the device: its `who:`, and the `who:` of
+    /// its places (a commute to a place the person does not have would never end).
+    private func applies(_ rule: Rule, to device: String) -> Bool {
+        let person = rules.people.person(ofDevice: device)
+        if let who = rule.guards.who, !who.contains(person) { return false }
+        let places: [String] =
+            switch rule.trigger {
+            case .commute(let spec): [spec.from, spec.to]
+            default: rule.trigger.place.map { [$0] } ?? []
+            }
+        return places.allSatisfy { rules.place(named: $0)?.who?.contains(person) ?? true }
+    }
 
     private func guardsAllow(_ guards: Guards, window: TimeWindow?, at date: Date) -> Bool {
         let parts = calendar.dateComponents([.weekday, .hour, .minute], from: date)

@@ -36,14 +36,18 @@ public struct ShardedPipeline: Sendable {
         return Int(hash % UInt64(count))
     }
 
-    /// The device a record is for, as ``Pipeline`` names it; `nil` for a record that moves nothing.
-    static func device(of record: InputRecord) -> String? {
-        switch record {
-        case .fix(let fix): fix.deviceId ?? fix.label ?? Pipeline.defaultDevice
-        case .visit: Pipeline.defaultDevice
-        case .transition(let transition): transition.deviceId ?? transition.label ?? Pipeline.defaultDevice
-        case .ignored: nil
-        }
+    /// The device a record is for, as ``Pipeline`` names it (through the rules' `people:`, so that
+    /// a device's aliases land on its shard); `nil` for a record that moves nothing.
+    static func device(of record: InputRecord, people: People) -> String? {
+        let name: String? =
+            switch record {
+            case .fix(let fix): fix.deviceId ?? fix.label ?? Pipeline.defaultDevice
+            case .visit: Pipeline.defaultDevice
+            case .transition(let transition):
+                transition.deviceId ?? transition.label ?? Pipeline.defaultDevice
+            case .ignored: nil
+            }
+        return name.map(people.device)
     }
 
     /// Processes a batch of records, the shards in parallel, and returns each record's output in
@@ -52,8 +56,9 @@ public struct ShardedPipeline: Sendable {
         let count = shards.count
         if count == 1 { return records.map { shards[0].process($0, arrivedAt: arrivedAt) } }
         var owner = [Int](repeating: -1, count: records.count)
+        let people = shards[0].rules.people
         for (index, record) in records.enumerated() {
-            if let device = ShardedPipeline.device(of: record) {
+            if let device = ShardedPipeline.device(of: record, people: people) {
                 owner[index] = ShardedPipeline.shard(ofDevice: device, count: count)
             }
         }

@@ -99,6 +99,8 @@ public struct Guards: Sendable, Equatable {
     public var cooldownSeconds: Double?
     /// It fires at most once per local day.
     public var oncePerDay: Bool = false
+    /// The people it fires for (by their devices); `nil` for everyone.
+    public var who: Set<String>? = nil
 
     /// No guards.
     public init() {}

@@ -4,11 +4,16 @@ extension RulesFile {
     /// A readable summary of the places and rules, as `geofence check` prints it.
     public var summary: String {
         var lines = ["time zone \(timeZone.identifier), profile \(profile.rawValue)"]
+        if !people.declared.isEmpty {
+            lines.append("people: \(people.declared.joined(separator: ", "))")
+        }
         lines.append("\(places.count) place\(places.count == 1 ? "" : "s"):")
         let width = (places.map(\.name.count) + rules.map(\.name.count)).max() ?? 0
         for place in places {
+            let who = place.who.map { " (who: \($0.sorted().joined(separator: ", ")))" } ?? ""
             lines.append(
-                "  \(place.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(place.condition)")
+                "  \(place.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(place.condition)\(who)"
+            )
         }
         lines.append("\(rules.count) rule\(rules.count == 1 ? "" : "s"):")
         for rule in rules {
@@ -55,6 +60,7 @@ extension Guards {
         if let window { parts.append(window.summary) }
         if let cooldownSeconds { parts.append("cooldown \(RulesDuration.text(cooldownSeconds))") }
         if oncePerDay { parts.append("once a day") }
+        if let who { parts.append("who: " + who.sorted().joined(separator: ", ")) }
         return parts.joined(separator: ", ")
     }
 }

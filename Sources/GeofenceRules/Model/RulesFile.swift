@@ -22,6 +22,11 @@ public struct RulesFile: Sendable {
     public var rules: [Rule]
     /// Named destinations for reminders (`channels:`).
     public var channels: [String: Channel] = [:]
+    /// Who carries which device, and the aliases devices arrive under.
+    public var people = People()
+    /// Things read in a way the writer may not have meant (WKT read latitude first, longitudes
+    /// past ±180 wrapped), in file order; `check` prints them.
+    public var notes: [RulesDiagnostic] = []
 
     /// The place with this name.
     public func place(named name: String) -> Place? { places.first { $0.name == name } }
@@ -37,6 +42,8 @@ public struct Place: Sendable {
     public var hysteresis: HysteresisSettings
     /// Where the place is defined.
     public var mark: SourceMark
+    /// The people whose devices monitor the place; `nil` for everyone.
+    public var who: Set<String>? = nil
 }
 
 /// Optional overrides of the monitor's hysteresis; `nil` keeps the value from the level above.

@@ -5,8 +5,15 @@ import Foundation
 struct NodeReader {
     let file: String
     private(set) var diagnostics: [RulesDiagnostic] = []
+    /// What was read in a way the user may not have meant (a swapped axis order, a wrapped
+    /// longitude): not errors, but `check` shows them.
+    private(set) var notes: [RulesDiagnostic] = []
 
     init(file: String) { self.file = file }
+
+    mutating func note(_ mark: SourceMark, _ message: String) {
+        notes.append(RulesDiagnostic(file: file, mark: mark, message: message))
+    }
 
     mutating func error(_ mark: SourceMark, _ message: String) {
         diagnostics.append(RulesDiagnostic(file: file, mark: mark, message: message))

@@ -38,7 +38,10 @@ public enum RulesLoader {
         var parser = Parser(reader: NodeReader(file: file), baseDirectory: baseDirectory)
         let result = parser.file(root, path: file)
         let diagnostics = parser.reader.diagnostics.sorted { $0.mark < $1.mark }
-        if let result, diagnostics.isEmpty { return .success(result) }
+        if var result, diagnostics.isEmpty {
+            result.notes = parser.reader.notes.sorted { $0.mark < $1.mark }
+            return .success(result)
+        }
         return .failure(RulesFileError(diagnostics: diagnostics))
     }
 }
@@ -48,13 +51,20 @@ private struct Parser {
     let baseDirectory: URL
     /// The `channels:` read so far, for the rules' `to:`.
     var channels: [String: Channel] = [:]
+    /// The centres of the file's circles, which tell the axis order of WKT whose numbers cannot.
+    var nearbyCentres: [Coordinate] = []
+
+    init(reader: NodeReader, baseDirectory: URL) {
+        self.reader = reader
+        self.baseDirectory = baseDirectory
+    }
 
     static let topKeys = [
-        "timezone", "profile", "hysteresis", "filter", "visits", "places", "channels", "rules",
+        "timezone", "profile", "hysteresis", "filter", "visits", "people", "places", "channels", "rules",
     ]
     static let postKeys = ["url", "body", "headers", "timeout"]
     static let channelKeys = ["post", "body", "headers", "timeout", "mqtt"]
-    static let placeKeys = ["center", "radius", "geojson", "wkt", "hysteresis"]
+    static let placeKeys = ["center", "radius", "geojson", "wkt", "hysteresis", "who"]
     static let hysteresisKeys = [
         "enter_margin", "exit_margin", "accuracy_weight", "confirm", "confirm_fixes", "confirm_span",
         "confirm_silence", "max_gap",
@@ -65,7 +75,10 @@ private struct Parser {
         "name", "on", "after", "when", "cooldown", "remind", "repeat", "to", "run", "timeout", "log", "post",
         "commute",
         "max_delay",
+        "who",
     ]
+    /// The people declared, for checking `who:` names.
+    var people = People()
     static let whenKeys = ["days", "between", "once_a_day", "cooldown"]
     static let commuteKeys = ["from", "to", "between", "max"]
 
@@ -103,9 +116,12 @@ private struct Parser {
         var visits: VisitSettings?
         if let node = top["visits"] { visits = visitSettings(node) }
 
+        if let node = top["people"] { people = self.people(node) }
+
         var places: [Place] = []
         if let node = top["places"] {
             if case .mapping(let pairs, _) = node {
+                nearbyCentres = Parser.circleCentres(pairs)
                 for pair in pairs {
                     if let place = place(pair.key, mark: pair.keyMark, node: pair.value) {
                         places.append(place)
@@ -163,7 +179,7 @@ private struct Parser {
         return RulesFile(
             path: path, timeZone: timeZone, profile: profile, hysteresis: hysteresis, filter: filter,
             visits: visits,
-            places: places, rules: rules, channels: channels)
+            places: places, rules: rules, channels: channels, people: people)
     }
 
     // MARK: Channels and webhooks
@@ -262,6 +278,20 @@ private struct Parser {
         if let node = members["hysteresis"] {
             hysteresis = self.hysteresis(node, context: "\(context) hysteresis")
         }
+        let who = members["who"].flatMap { self.who($0, context: context) }
+        guard var place = shape(name, mark: mark, node: node, members: members, context: context) else {
+            return nil
+        }
+        place.who = who
+        place.hysteresis = hysteresis
+        return place
+    }
+
+    /// The place's condition, from exactly one of its shape keys.
+    private mutating func shape(
+        _ name: String, mark: SourceMark, node: YAMLNode, members: Members, context: String
+    ) -> Place? {
+        let hysteresis = HysteresisSettings()
         let shapes = ["center", "geojson", "wkt"].filter { members[$0] != nil }
         guard shapes.count == 1 else {
             reader.error(
@@ -295,9 +325,11 @@ private struct Parser {
         do {
             if let wktNode = members["wkt"] {
                 guard let text = reader.string(wktNode, field: "\(context) wkt") else { return nil }
-                return Place(
-                    name: name, condition: .polygon(try polygon(wktNode) { try PolygonCondition(wkt: text) }),
-                    hysteresis: hysteresis, mark: mark)
+                let centres = nearbyCentres
+                let condition = try polygon(wktNode) {
+                    try PolygonCondition.reading(wkt: text, axisOrder: .auto, near: centres)
+                }
+                return Place(name: name, condition: .polygon(condition), hysteresis: hysteresis, mark: mark)
             }
             if let geoNode = members["geojson"] {
                 guard let relative = reader.string(geoNode, field: "\(context) geojson") else { return nil }
@@ -314,10 +346,8 @@ private struct Parser {
                     )
                     return nil
                 }
-                return Place(
-                    name: name,
-                    condition: .polygon(try polygon(geoNode) { try PolygonCondition(geoJSON: text) }),
-                    hysteresis: hysteresis, mark: mark)
+                let condition = try polygon(geoNode) { try PolygonCondition.reading(geoJSON: text) }
+                return Place(name: name, condition: .polygon(condition), hysteresis: hysteresis, mark: mark)
             }
         } catch let failure as PlaceFailure {
             reader.error(failure.mark, "\(context): \(failure.message)")
@@ -332,11 +362,32 @@ private struct Parser {
         let message: String
     }
 
-    private func polygon(_ node: YAMLNode, _ make: () throws -> PolygonCondition) throws -> PolygonCondition {
+    /// Makes a polygon, turning its error into one at `node` and its notes into notes there.
+    private mutating func polygon(
+        _ node: YAMLNode, _ make: () throws -> (condition: PolygonCondition, notes: [String])
+    ) throws -> PolygonCondition {
         do {
-            return try make()
+            let made = try make()
+            for note in made.notes { reader.note(node.mark, note) }
+            return made.condition
         } catch let error as PolygonError {
             throw PlaceFailure(mark: node.mark, message: error.description)
+        }
+    }
+
+    /// The centres of the places written as circles, read quietly (errors are reported when the
+    /// places themselves are read).
+    static func circleCentres(_ pairs: [(key: String, keyMark: SourceMark, value: YAMLNode)]) -> [Coordinate]
+    {
+        pairs.compactMap { pair in
+            guard case .mapping(let members, _) = pair.value,
+                let centre = members.first(where: { $0.key == "center" })?.value,
+                case .sequence(let items, _) = centre, items.count == 2,
+                case .scalar(let latitudeText, _, _) = items[0],
+                case .scalar(let longitudeText, _, _) = items[1],
+                let latitude = Double(latitudeText), let longitude = Double(longitudeText)
+            else { return nil }
+            return try? Coordinate(latitude: latitude, longitude: longitude)
         }
     }
 
@@ -357,8 +408,14 @@ private struct Parser {
             return nil
         }
         guard let latitude = reader.number(items[0], field: "\(field) latitude"),
-            let longitude = reader.number(items[1], field: "\(field) longitude")
+            var longitude = reader.number(items[1], field: "\(field) longitude")
         else { return nil }
+        if (-90...90).contains(latitude), longitude.isFinite, abs(longitude) > 180, abs(longitude) < 360 {
+            // Map tools write points east of the antimeridian as -180.0014 and the like.
+            let wrapped = longitude + (longitude > 0 ? -360 : 360)
+            reader.note(items[1].mark, "\(field): longitude \(longitude) wrapped to \(wrapped)")
+            longitude = wrapped
+        }
         do {
             return try Coordinate(latitude: latitude, longitude: longitude)
         } catch {
@@ -366,6 +423,77 @@ private struct Parser {
             reader.error(bad.mark, "\(field): \(error)")
             return nil
         }
+    }
+
+    // MARK: People
+
+    /// `people:`: each person's devices, as one name, a list, or a mapping of devices to their
+    /// aliases (a tracker id, a device id, a Takeout device tag).
+    mutating func people(_ node: YAMLNode) -> People {
+        var people = People()
+        guard case .mapping(let pairs, _) = node else {
+            if !node.isNull {
+                reader.error(node.mark, "people must be a mapping of names to devices, not \(node.kindName)")
+            }
+            return people
+        }
+        func add(_ person: String, _ deviceNode: YAMLNode, aliases: [YAMLNode]) {
+            guard let device = reader.string(deviceNode, field: "people \(person) device") else { return }
+            var names: [String] = []
+            for aliasNode in aliases {
+                guard let alias = reader.string(aliasNode, field: "people \(person) alias") else { continue }
+                names.append(alias)
+            }
+            for (name, mark) in [(device, deviceNode.mark)] + zip(names, aliases.map(\.mark)) {
+                if let owner = people.declaredDevice(name), owner != device {
+                    reader.error(
+                        mark, "\"\(name)\" is already a name of \(owner) (\(people.person(ofDevice: owner)))")
+                }
+            }
+            people.add(person: person, device: device, aliases: names)
+        }
+        for pair in pairs {
+            switch pair.value {
+            case .scalar:
+                add(pair.key, pair.value, aliases: [])
+            case .sequence(let devices, _):
+                for device in devices { add(pair.key, device, aliases: []) }
+            case .mapping(let devices, _):
+                for device in devices {
+                    let deviceNode = YAMLNode.scalar(device.key, quoted: true, mark: device.keyMark)
+                    switch device.value {
+                    case .sequence(let aliases, _): add(pair.key, deviceNode, aliases: aliases)
+                    case let value where value.isNull: add(pair.key, deviceNode, aliases: [])
+                    default: add(pair.key, deviceNode, aliases: [device.value])
+                    }
+                }
+            }
+        }
+        return people
+    }
+
+    /// `who:`: one person or a list; with a `people:` section, each must be declared there.
+    mutating func who(_ node: YAMLNode, context: String) -> Set<String>? {
+        let items: [YAMLNode]
+        switch node {
+        case .scalar: items = [node]
+        case .sequence(let list, _): items = list
+        default:
+            reader.error(node.mark, "\(context) who: must be a name or a list of names, not \(node.kindName)")
+            return nil
+        }
+        var names: Set<String> = []
+        for item in items {
+            guard let name = reader.string(item, field: "\(context) who") else { continue }
+            if !people.declared.isEmpty, !people.declared.contains(name) {
+                reader.error(
+                    item.mark,
+                    "\(context) who: unknown person \"\(name)\"; people: declares \(people.declared.joined(separator: ", "))"
+                        + DidYouMean.hint(for: name, among: people.declared))
+            }
+            names.insert(name)
+        }
+        return names
     }
 
     // MARK: Settings
@@ -492,6 +620,12 @@ private struct Parser {
         }
         if let cooldown = members["cooldown"] {
             guards.cooldownSeconds = reader.duration(cooldown, field: "cooldown")
+        }
+        if let whoNode = members["who"] {
+            guards.who = who(whoNode, context: context)
+            if case .lifecycle? = trigger {
+                reader.error(whoNode.mark, "\(context): who: is for people's places, not engine events")
+            }
         }
 
         var actions: [RuleAction] = []

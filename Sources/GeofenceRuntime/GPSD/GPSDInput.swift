@@ -19,8 +19,8 @@ final class GPSDInput: RunInput {
     }
 
     /// The reader writes the project's NDJSON.
-    func decoder(format: InputFormat, timeZone: TimeZone) -> LineDecoder {
-        LineDecoder(format: .ndjson, source: name, timeZone: timeZone)
+    func decoder(format: InputFormat, timeZone: TimeZone) -> StreamDecoder {
+        StreamDecoder(lines: LineDecoder(format: .ndjson, source: name, timeZone: timeZone))
     }
 
     func start(into queue: RecordQueue) {

@@ -26,8 +26,9 @@ final class HTTPInput: RunInput {
     }
 
     /// Every line is told apart by itself: OwnTracks JSON and the project's NDJSON arrive mixed.
-    func decoder(format: InputFormat, timeZone: TimeZone) -> LineDecoder {
-        LineDecoder(format: .auto, source: name, timeZone: timeZone)
+    func decoder(format: InputFormat, timeZone: TimeZone) -> StreamDecoder {
+        // Lines as the receiver checked them (``LineDecoder``, each told apart on its own).
+        StreamDecoder(lines: LineDecoder(format: .auto, source: name, timeZone: timeZone))
     }
 
     /// Binds the address and starts serving; throws if it cannot.

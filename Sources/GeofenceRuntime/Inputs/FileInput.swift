@@ -34,16 +34,16 @@ final class FileInput: RunInput {
         self.pollSeconds = pollSeconds
     }
 
-    /// The run's format; a Recorder `.rec` file's path names its device.
-    func decoder(format: InputFormat, timeZone: TimeZone) -> LineDecoder {
-        LineDecoder(
+    /// The run's format; a Recorder `.rec` file's path (or a GeoLife file's) names its device.
+    func decoder(format: InputFormat, timeZone: TimeZone) -> StreamDecoder {
+        StreamDecoder(
             format: format, source: name, timeZone: timeZone,
-            deviceId: InputReader.recorderDevice(forPath: path))
+            deviceId: InputReader.recorderDevice(forPath: path) ?? GeoLifeReader.device(forPath: path))
     }
 
     func start(into queue: RecordQueue) {
         readOnThread { [self] in
-            if !follow, format == .gpx || (format == .auto && FileInput.isDocument(path)) {
+            if !follow, format.isXMLDocument || (format == .auto && FileInput.isDocument(path)) {
                 readDocument(into: queue)
             } else {
                 read(into: queue)
@@ -61,7 +61,7 @@ final class FileInput: RunInput {
         return first == UInt8(ascii: "<")
     }
 
-    /// Reads a whole document (GPX) through the one ``RecordReader``, as `replay` does: its points
+    /// Reads a whole document (GPX, KML) through the one ``RecordReader``, as `replay` does: its points
     /// are recorded history, handed over oldest first in batches. It has no position to resume at:
     /// after a restart it is read again, and what was already processed is dropped as not newer.
     private func readDocument(into queue: RecordQueue) {

@@ -17,8 +17,10 @@ protocol RunInput: AnyObject, Sendable {
     /// The input's name in logs, pauses, engine events and the store.
     var name: String { get }
 
-    /// How the input's lines are read, given the run's `--format` and `--time-zone`.
-    func decoder(format: InputFormat, timeZone: TimeZone) -> LineDecoder
+    /// How the input's lines are read, given the run's `--format` and `--time-zone`: a
+    /// ``StreamDecoder``, which tells the format from the first line (NMEA, GeoLife, a JSON
+    /// document, or lines) and keeps its state across lines.
+    func decoder(format: InputFormat, timeZone: TimeZone) -> StreamDecoder
 
     /// Starts reading, handing lines and notes to `queue`. Throws if the input cannot start at all;
     /// the run then stops with status 1.

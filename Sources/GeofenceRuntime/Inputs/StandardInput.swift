@@ -14,8 +14,8 @@ final class StandardInput: RunInput {
         self.pollSeconds = pollSeconds
     }
 
-    func decoder(format: InputFormat, timeZone: TimeZone) -> LineDecoder {
-        LineDecoder(format: format, source: name, timeZone: timeZone)
+    func decoder(format: InputFormat, timeZone: TimeZone) -> StreamDecoder {
+        StreamDecoder(format: format, source: name, timeZone: timeZone)
     }
 
     func start(into queue: RecordQueue) {

@@ -122,8 +122,8 @@ final class MQTTInput: RunInput, @unchecked Sendable {
     }
 
     /// OwnTracks JSON, whatever `--format` says: that is what the broker carries.
-    func decoder(format: InputFormat, timeZone: TimeZone) -> LineDecoder {
-        LineDecoder(format: .owntracks, source: name, timeZone: timeZone)
+    func decoder(format: InputFormat, timeZone: TimeZone) -> StreamDecoder {
+        StreamDecoder(format: .owntracks, source: name, timeZone: timeZone)
     }
 
     /// Connects and starts the network thread.

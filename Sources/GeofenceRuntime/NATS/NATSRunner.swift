@@ -219,7 +219,9 @@ public final class NATSRunner: @unchecked Sendable {
         switch work.decoder.decode(line, number: Int(message.streamSequence)) {
         case .success(let record?):
             if case .fix(let fix) = record {
-                let device = fix.deviceId ?? fix.label ?? Pipeline.defaultDevice
+                // The snapshot names devices as the pipeline does, through the rules' `people:`.
+                let device = work.pipeline.rules.people.device(
+                    fix.deviceId ?? fix.label ?? Pipeline.defaultDevice)
                 if PartitionSnapshot.covers(
                     work.restoredSequences, device: device, sequence: message.streamSequence)
                 {

@@ -29,7 +29,7 @@ public final class Runner {
     private let outputs: [any RunOutput]
     /// When the rules file was last changed: the `wtst` of published transitions.
     private var rulesChangedAt: Date
-    private var decoders: [String: LineDecoder] = [:]
+    private var decoders: [String: StreamDecoder] = [:]
     private let hooks: HookRunner
     private let executor: ActionExecutor
     private let log: RunLog
@@ -361,6 +361,14 @@ public final class Runner {
                 log.write(level, "input \(input): \(message)")
             case .ended(let input, let failure):
                 ended.insert(input)
+                // What the end completes: the last NMEA epoch, an unclosed document's error.
+                if var decoder = decoders[input] {
+                    let results = decoder.finish()
+                    decoders[input] = decoder
+                    for result in results {
+                        take(result, from: input, arrivedAt: nil, topic: nil, batch: &batch)
+                    }
+                }
                 if let failure {
                     failed = true
                     log.error("input \(input) failed: \(failure)")
@@ -403,13 +411,20 @@ public final class Runner {
         if let testCrashText, text.contains(testCrashText) {
             fatalError("GEOFENCE_TEST_CRASH_ON_TEXT: this line crashes the engine, as the test asked")
         }
-        let result = decoder.decode(text, number: Int(number))
+        let results = decoder.decode(text, number: Int(number))
         decoders[input] = decoder
+        for result in results { take(result, from: input, arrivedAt: arrivedAt, topic: topic, batch: &batch) }
+    }
+
+    /// Runs one decoded record through the pipeline, or logs why the line gave none.
+    private func take(
+        _ result: Result<InputRecord, RecordError>, from input: String, arrivedAt: Date?,
+        topic: String?,
+        batch: inout Batch
+    ) {
         switch result {
-        case .success(let record?):
+        case .success(let record):
             handle(record, from: input, arrivedAt: arrivedAt, batch: &batch)
-        case .success(nil):
-            break
         case .failure(let failure):
             report.unreadable(from: input)
             log.warning(topic.map { "\(failure) (message on \($0)); skipped" } ?? "\(failure)")

@@ -31,7 +31,9 @@ enum SharedOptions {
 
     /// The input format.
     static let format = Option(
-        "--format", value: "FORMAT", help: "auto (default), ndjson, owntracks, rec, gpx or csv",
+        "--format", value: "FORMAT",
+        help: "auto (default: told from the content), ndjson, owntracks, rec, gpx, csv, json, takeout, "
+            + "geojson, kml, nmea or geolife",
         parse: ValueParser.format)
 
     /// A table for a person instead of NDJSON.

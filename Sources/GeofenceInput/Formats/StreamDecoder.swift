@@ -1,0 +1,188 @@
+public import Foundation
+
+/// Decodes one input's lines, whatever format its first line shows: the line formats of
+/// ``LineDecoder`` (NDJSON, OwnTracks, Recorder, CSV, `mosquitto_sub -v`), NMEA sentences, GeoLife
+/// trajectories, and JSON documents (Takeout, Overland, GeoJSON, the Recorder's `ocat`...), whose
+/// records may span lines.
+///
+/// A line can give no record (a header, an NMEA sentence whose epoch is not over), one, or several
+/// (the last line of a document holding many records), so each call returns a list, and
+/// ``finish()`` gives what the end of the input completes (the last NMEA epoch, an unclosed
+/// document's error). `geofence run` feeds it the lines it follows; ``RecordReader`` feeds it the
+/// lines of a file read to its end.
+public struct StreamDecoder: Sendable {
+    /// The format asked for; `.auto` decides from the first line that is not blank.
+    public let format: InputFormat
+    /// The name of the source, for errors.
+    public let source: String
+    /// The zone for times written without one.
+    public let timeZone: TimeZone
+    /// The device for records that name none.
+    public let deviceId: String?
+
+    private enum State: Sendable {
+        case undecided
+        case lines(LineDecoder)
+        case nmea(NMEAReader)
+        case geolife(GeoLifeReader)
+        case document(JSONDocumentReader)
+        case refused(String)
+    }
+
+    private var state = State.undecided
+
+    /// Makes a decoder for one input.
+    public init(
+        format: InputFormat = .auto, source: String, timeZone: TimeZone = .gmt, deviceId: String? = nil
+    ) {
+        self.format = format
+        self.source = source
+        self.timeZone = timeZone
+        self.deviceId = deviceId
+    }
+
+    /// A decoder for an input that only ever hands over lines (the HTTP receiver's posts, gpsd's
+    /// reports): `decoder` reads each one, as it decides per line, and no first line can turn the
+    /// input into a document.
+    public init(lines decoder: LineDecoder) {
+        self.init(
+            format: decoder.format, source: decoder.source, timeZone: decoder.timeZone,
+            deviceId: decoder.deviceId)
+        state = .lines(decoder)
+    }
+
+    /// The format decided on, once a line has been read (`nil` before).
+    public var decidedFormat: InputFormat? {
+        switch state {
+        case .undecided: nil
+        case .lines(let decoder): decoder.format
+        case .nmea: .nmea
+        case .geolife: .geolife
+        case .document(let reader):
+            reader.expected == .takeout ? .takeout : reader.expected == .geojson ? .geojson : .json
+        case .refused: nil
+        }
+    }
+
+    /// Reads one line (without its line break).
+    public mutating func decode(_ text: String, number: Int) -> [Result<InputRecord, RecordError>] {
+        var text = text
+        return text.withUTF8 { decode(bytes: $0, number: number) }
+    }
+
+    /// Reads one line given as UTF-8 bytes.
+    public mutating func decode(bytes: UnsafeBufferPointer<UInt8>, number: Int) -> [Result<
+        InputRecord, RecordError
+    >] {
+        if case .undecided = state {
+            let (start, end) = LineBytes.trim(bytes)
+            // Blank lines before the first line that says what the input is wait for it.
+            if start == end, format == .auto { return [] }
+            state = decide(bytes, number: number)
+        }
+        var results: [Result<InputRecord, RecordError>] = []
+        switch state {
+        case .undecided:
+            break
+        case .lines(var decoder):
+            switch decoder.decode(bytes: bytes, number: number) {
+            case .success(let record?): results.append(.success(record))
+            case .success(nil): break
+            case .failure(let error): results.append(.failure(error))
+            }
+            state = .lines(decoder)
+        case .nmea(var reader):
+            reader.line(bytes, number: number) { results.append($0) }
+            state = .nmea(reader)
+        case .geolife(var reader):
+            switch reader.line(bytes, number: number) {
+            case .success(let record?): results.append(.success(record))
+            case .success(nil): break
+            case .failure(let error): results.append(.failure(error))
+            }
+            state = .geolife(reader)
+        case .document(var reader):
+            reader.feed(bytes) { results.append($0) }
+            reader.feed([UInt8(ascii: "\n")]) { results.append($0) }
+            state = .document(reader)
+        case .refused(let message):
+            // Said once, at the first line; the rest of the document is not read.
+            if number == firstRefusedLine {
+                results.append(
+                    .failure(RecordError(source: source, line: number, message: message, kind: .unrecognized))
+                )
+            }
+        }
+        return results
+    }
+
+    private var firstRefusedLine = 0
+
+    /// Ends the input: what its end completes.
+    public mutating func finish() -> [Result<InputRecord, RecordError>] {
+        var results: [Result<InputRecord, RecordError>] = []
+        switch state {
+        case .nmea(var reader):
+            reader.finish { results.append($0) }
+            state = .nmea(reader)
+        case .document(var reader):
+            reader.finish { results.append($0) }
+            state = .document(reader)
+        default:
+            break
+        }
+        return results
+    }
+
+    private mutating func decide(_ bytes: UnsafeBufferPointer<UInt8>, number: Int) -> State {
+        let lineFormat: InputFormat
+        switch format {
+        case .nmea: return .nmea(NMEAReader(source: source, deviceId: deviceId))
+        case .geolife: return .geolife(GeoLifeReader(source: source, deviceId: deviceId))
+        case .json, .takeout, .geojson:
+            return .document(document(format.documentShape ?? .any))
+        case .gpx, .kml:
+            firstRefusedLine = number
+            return .refused(
+                "a \(format.rawValue.uppercased()) document is read whole, by replay and stays, not line by line"
+            )
+        case .owntracks:
+            // The Recorder's `ocat` output (a pretty-printed object) and `/api/0/last` (an array)
+            // are OwnTracks messages in one document. Anything else stays a message per line, so
+            // one broken MQTT message cannot turn the rest of the stream into a "document".
+            let (start, end) = LineBytes.trim(bytes)
+            if start < end,
+                bytes[start] == UInt8(ascii: "[") || (end - start == 1 && bytes[start] == UInt8(ascii: "{"))
+            {
+                return .document(document(.owntracks))
+            }
+            lineFormat = .owntracks
+        case .auto:
+            if NMEAReader.looksLikeOne(bytes) { return .nmea(NMEAReader(source: source, deviceId: deviceId)) }
+            if GeoLifeReader.isFirstLine(bytes) {
+                return .geolife(GeoLifeReader(source: source, deviceId: deviceId))
+            }
+            var withBreak = Array(bytes) + [UInt8(ascii: "\n")]
+            let isDocument = withBreak.withUnsafeMutableBufferPointer {
+                JSONDocumentReader.isDocument(prefix: UnsafeBufferPointer($0))
+            }
+            if isDocument == true { return .document(document(.any)) }
+            let root = withBreak.withUnsafeMutableBufferPointer {
+                XMLRootName.find(in: UnsafeBufferPointer($0))
+            }
+            if let root {
+                firstRefusedLine = number
+                return .refused(
+                    "an XML document (<\(root)>) is read whole, by replay and stays, not line by line")
+            }
+            lineFormat = .auto
+        default:
+            lineFormat = format
+        }
+        return .lines(LineDecoder(format: lineFormat, source: source, timeZone: timeZone, deviceId: deviceId))
+    }
+
+    private func document(_ expected: JSONDocumentReader.Expected) -> JSONDocumentReader {
+        JSONDocumentReader(source: source, timeZone: timeZone, deviceId: deviceId, expected: expected)
+    }
+}
