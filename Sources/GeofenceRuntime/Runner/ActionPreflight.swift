@@ -49,7 +49,7 @@ public enum ActionPreflight {
                     }
                 case .log(let path?):
                     message = logProblem(LogFile.path(path, in: logDirectory ?? directory))
-                case .log(nil), .remind: message = nil
+                case .log(nil), .remind, .post: message = nil
                 }
                 // One warning per problem and rule, however many actions repeat it.
                 if let message, seen.insert(rule.name + "\u{0}" + message).inserted {
