@@ -81,7 +81,8 @@ final class RecordQueue: @unchecked Sendable {
         items.allSatisfy { item in
             switch item {
             case .lines(_, _, _, let live): !live
-            case .note: true
+            // A document's records are recorded history, like a file's backlog.
+            case .records, .note: true
             case .message, .ended: false
             }
         }
