@@ -5,9 +5,10 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # pkg-config name : Debian package providing it
-PKGS := geos:libgeos-dev yaml-0.1:libyaml-dev sqlite3:libsqlite3-dev libmosquitto:libmosquitto-dev zlib:zlib1g-dev
-# command : Debian package providing it (programs the tests run: a private MQTT broker and clients)
-CMDS := mosquitto:mosquitto mosquitto_pub:mosquitto-clients mosquitto_sub:mosquitto-clients chromium:chromium
+PKGS := geos:libgeos-dev yaml-0.1:libyaml-dev sqlite3:libsqlite3-dev libmosquitto:libmosquitto-dev zlib:zlib1g-dev libnats:libnats-dev
+# command : Debian package providing it (programs the tests run: a private MQTT broker and clients,
+# Chromium for the report's screenshot, a NATS JetStream cluster)
+CMDS := mosquitto:mosquitto mosquitto_pub:mosquitto-clients mosquitto_sub:mosquitto-clients chromium:chromium nats-server:nats-server
 
 .PHONY: setup build test demo screenshot bench bench-reference format clean fuzz fuzz-build sanitizers
 

@@ -30,6 +30,11 @@ let package = Package(
             pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]
         ),
+        .systemLibrary(
+            name: "CNATS",
+            pkgConfig: "libnats",
+            providers: [.apt(["libnats-dev"])]
+        ),
         // zlib, only for the report tests, which decode Chromium's screenshots (PNG is deflate).
         .systemLibrary(
             name: "CZlib",
@@ -53,7 +58,9 @@ let package = Package(
         // The headless runtime: the SQLite store, the hook runner, the MQTT client, the long-running loop.
         .target(
             name: "GeofenceRuntime",
-            dependencies: ["Geofence", "GeofenceInput", "GeofenceRules", "CSQLite", "CSpawn", "CMosquitto"]),
+            dependencies: ["Geofence", "GeofenceInput", "GeofenceRules", "CSQLite", "CSpawn", "CMosquitto",
+                "CNATS",
+            ]),
 
         // `geofence report`: what the engine decided, as one self-contained HTML page.
         .target(

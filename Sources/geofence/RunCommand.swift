@@ -8,6 +8,7 @@ enum RunCommand {
     static let usage = """
         usage: geofence run RULES --input PATH|- [--input ...] [options]
                geofence run RULES --mqtt URL [--input ...] [options]
+               geofence run RULES --nats URL[,URL...] [options]
 
           --input PATH|-         a file (or - for standard input) to read fixes from; repeatable
           --follow               follow files like tail -F: wait for new lines, survive rotation
@@ -34,6 +35,15 @@ enum RunCommand {
           --mqtt-client-id ID    the client id (default geofence-HOSTNAME); keep it stable: the
                                  broker queues QoS 1 messages for it while geofence is down
 
+          --nats URL[,URL...]    one of several engines sharing the partitions of a JetStream stream
+                                 (nats://HOST:PORT); see docs/scale-out.md for the server's mapping
+          --nats-partitions N    the partitions the server's mapping makes (default 8)
+          --nats-engine NAME     this engine's name in leases (default geofence-HOSTNAME-PID)
+          --nats-replicas N      copies of the streams and bucket it creates (default 1; 3 on a
+                                 three-node cluster)
+          --nats-lease DURATION  how long a silent engine keeps its partitions (default 10s)
+          --nats-snapshot DURATION  how often partition states are written (default 5s)
+
         SIGTERM and SIGINT stop it (exit 0); SIGHUP reloads the rules, keeping the old ones if the
         new file does not pass check.
         """
@@ -59,6 +69,7 @@ enum RunCommand {
         var mqttTopic = MQTTSettings.defaultTopic
         var mqttPublish = false
         var mqttClientID: String?
+        var nats: [String: String] = [:]
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             switch argument {
@@ -91,6 +102,9 @@ enum RunCommand {
             case "--mqtt-topic": mqttTopic = try ArgumentText.value(after: argument, in: &rest)
             case "--mqtt-publish": mqttPublish = true
             case "--mqtt-client-id": mqttClientID = try ArgumentText.value(after: argument, in: &rest)
+            case "--nats", "--nats-partitions", "--nats-engine", "--nats-replicas", "--nats-lease",
+                "--nats-snapshot":
+                nats[argument] = try ArgumentText.value(after: argument, in: &rest)
             default:
                 if argument.hasPrefix("-") {
                     throw CommandError(message: "unknown option '\(argument)'\n\n\(usage)", status: 2)
@@ -101,6 +115,20 @@ enum RunCommand {
                 }
                 rulesPath = argument
             }
+        }
+        if let rulesPath, !nats.isEmpty {
+            guard inputPaths.isEmpty, mqttURL == nil else {
+                throw CommandError(message: "--nats runs alone: no --input or --mqtt beside it", status: 2)
+            }
+            var configuration = RunConfiguration(
+                rulesPath: rulesPath, inputs: [], stateDirectory: state ?? Store.defaultDirectory())
+            configuration.inputTimeZone = timeZone
+            configuration.history = history
+            configuration.hookSlots = hookSlots
+            configuration.graceSeconds = grace
+            configuration.verbose = verbose
+            try runNATS(configuration, options: nats)
+            return
         }
         guard let rulesPath, !inputPaths.isEmpty || mqttURL != nil else {
             throw CommandError(message: usage, status: 2)
@@ -151,6 +179,53 @@ enum RunCommand {
             let zone = (try? RulesLoader.load(path: rulesPath).get())?.timeZone ?? .gmt
             let printer = ReplayPrinter(table: true, timeZone: zone, includeActions: false)
             runner = try Runner(configuration: configuration) { output in printer.print(output) }
+        } catch let error as RunError {
+            throw CommandError(message: error.message, status: 1, prefixed: false)
+        }
+        let status = runner.run()
+        if status != 0 { throw CommandError(message: "stopped with errors", status: status) }
+    }
+
+    /// `run --nats`: the partitioned engine, with its own loop (see docs/scale-out.md).
+    private static func runNATS(_ configuration: RunConfiguration, options: [String: String]) throws {
+        guard let url = options["--nats"] else {
+            throw CommandError(message: "--nats-* options need --nats URL", status: 2)
+        }
+        let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "host"
+        var settings: NATSSettings
+        do {
+            settings = NATSSettings(
+                servers: try NATSSettings.servers(fromURL: url),
+                engineID: options["--nats-engine"] ?? "geofence-\(host)-\(getpid())")
+        } catch {
+            throw CommandError(message: "\(error)", status: 2)
+        }
+        for (option, minimum) in [("--nats-partitions", 1.0), ("--nats-replicas", 1.0)] {
+            guard let text = options[option] else { continue }
+            let value = try ArgumentText.number(text, for: option)
+            guard value >= minimum, value <= 1024, value == value.rounded() else {
+                throw CommandError(message: "\(option) wants a whole number from 1 to 1024", status: 2)
+            }
+            if option == "--nats-partitions" {
+                settings.partitions = Int(value)
+            } else {
+                settings.replicas = Int(value)
+            }
+        }
+        if let text = options["--nats-lease"] {
+            settings.leaseSeconds = try ArgumentText.seconds(text, for: "--nats-lease")
+            guard settings.leaseSeconds >= 1 else {
+                throw CommandError(message: "--nats-lease wants at least 1s", status: 2)
+            }
+        }
+        if let text = options["--nats-snapshot"] {
+            settings.snapshotSeconds = try ArgumentText.seconds(text, for: "--nats-snapshot")
+        }
+        let runner: NATSRunner
+        do {
+            let zone = (try? RulesLoader.load(path: configuration.rulesPath).get())?.timeZone ?? .gmt
+            let printer = ReplayPrinter(table: true, timeZone: zone, includeActions: false)
+            runner = try NATSRunner(configuration: configuration, settings: settings) { printer.print($0) }
         } catch let error as RunError {
             throw CommandError(message: error.message, status: 1, prefixed: false)
         }

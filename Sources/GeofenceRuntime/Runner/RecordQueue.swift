@@ -81,8 +81,7 @@ final class RecordQueue: @unchecked Sendable {
         items.allSatisfy { item in
             switch item {
             case .lines(_, _, _, let live): !live
-            // A document's records are recorded history, like a file's backlog.
-            case .records, .note: true
+            case .note, .records: true
             case .message, .ended: false
             }
         }

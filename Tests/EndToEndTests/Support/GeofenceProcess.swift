@@ -19,12 +19,13 @@ final class GeofenceProcess: @unchecked Sendable {
     private let stderrHandle: FileHandle
 
     /// Starts `geofence arguments...` in `directory`, its outputs written to `name.stdout` and
-    /// `name.stderr` there, with `environment` added to the test's own.
+    /// `name.stderr` there, with `environment` added to the test's own. `executable` replaces the
+    /// built one (a benchmark runs a release build).
     init(
         _ arguments: [String], in directory: String, name: String, stdin: String? = nil,
-        environment: [String: String] = [:]
+        environment: [String: String] = [:], executable: URL? = nil
     ) throws {
-        let executable = try GeofenceCommand.executable()
+        let executable = try executable ?? GeofenceCommand.executable()
         stdoutPath = directory + "/" + name + ".stdout"
         stderrPath = directory + "/" + name + ".stderr"
         for path in [stdoutPath, stderrPath] {

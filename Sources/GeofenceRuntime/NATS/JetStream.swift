@@ -1,0 +1,343 @@
+import CNATS
+import Foundation
+import Synchronization
+
+/// The tally the asynchronous publish callback writes into (kept alive by its ``JetStream``).
+private final class PublishAnswers: Sendable {
+    let tally = Mutex(JetStream.PublishTally())
+}
+
+/// A connection to a NATS server (or cluster) with its JetStream context: the only place, with
+/// ``PullConsumer``, ``JetStreamMessage`` and ``KeyValueBucket``, that calls the C client.
+///
+/// The connection reconnects by itself, forever, to any server of the cluster it learns of; calls
+/// made while it is away fail with a timeout and are retried by their callers.
+final class JetStream: @unchecked Sendable {
+    /// `natsConnection *`.
+    private let connection: OpaquePointer
+    /// `jsCtx *`.
+    let context: OpaquePointer
+    /// What the stream answered to asynchronous publishes, counted on the library's thread.
+    private let answers = PublishAnswers()
+
+    /// Counts of the stream's answers to asynchronous publishes.
+    struct PublishTally: Sendable, Equatable {
+        var stored = 0
+        var failures = 0
+        var lastFailure = ""
+    }
+
+    /// The answers so far; compare two readings to see how a group of publishes went.
+    var publishTally: PublishTally { answers.tally.withLock { $0 } }
+
+    /// What a stream geofence uses must look like.
+    struct StreamSpec: Sendable, Equatable {
+        var name: String
+        var subjects: [String]
+        /// Copies kept by the cluster (1 on a single server, 3 across three).
+        var replicas: Int
+        /// How long JetStream remembers a `Nats-Msg-Id` to drop a repeat (0: the server's default, 2 min).
+        var duplicateWindowSeconds: Double = 0
+        /// How long messages are kept (0: until a size limit).
+        var maxAgeSeconds: Double = 0
+    }
+
+    /// Connects to `servers` (URLs such as `nats://127.0.0.1:4222`), waiting up to
+    /// `timeoutSeconds` for the first connection.
+    init(servers: [String], name: String, timeoutSeconds: Double = 5) throws(NATSError) {
+        var options: OpaquePointer?
+        try check(natsOptions_Create(&options), "creating connection options")
+        defer { natsOptions_Destroy(options) }
+        var urls = servers.map { strdup($0) }
+        defer { urls.forEach { free($0) } }
+        let status = urls.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) {
+                natsOptions_SetServers(options, $0, Int32(buffer.count))
+            }
+        }
+        try check(status, "setting the servers \(servers.joined(separator: ","))")
+        try check(natsOptions_SetName(options, name), "naming the connection")
+        try check(natsOptions_SetTimeout(options, Int64(timeoutSeconds * 1000)), "setting the timeout")
+        // Keep trying for ever: a cluster loses a node and gets it back; geofence must outlast both.
+        try check(natsOptions_SetMaxReconnect(options, -1), "setting reconnection")
+        try check(natsOptions_SetReconnectWait(options, 250), "setting the reconnection wait")
+        // Messages published while reconnecting are buffered up to this size, then fail fast.
+        try check(natsOptions_SetReconnectBufSize(options, 8 * 1024 * 1024), "setting the reconnect buffer")
+        var made: OpaquePointer?
+        try check(natsConnection_Connect(&made, options), "connecting to \(servers.joined(separator: ","))")
+        guard let made else { throw NATSError("connecting", message: "no connection") }
+        connection = made
+        var jetStream: OpaquePointer?
+        var jsOptions = jsOptions()
+        jsOptions_Init(&jsOptions)
+        jsOptions.Wait = 5000
+        jsOptions.PublishAsync.MaxPending = 4096
+        // With that many unanswered, a publish waits for answers rather than failing after the
+        // default 200 ms: a cluster electing a leader answers late, not never.
+        jsOptions.PublishAsync.StallWait = 30_000
+        jsOptions.PublishAsync.AckHandler = { _, message, ack, failure, closure in
+            guard let closure else { return }
+            let answers = Unmanaged<PublishAnswers>.fromOpaque(closure).takeUnretainedValue()
+            answers.tally.withLock { tally in
+                if ack != nil {
+                    tally.stored += 1
+                } else {
+                    tally.failures += 1
+                    if let failure {
+                        tally.lastFailure =
+                            failure.pointee.ErrText.map { String(cString: $0) }
+                            ?? String(cString: natsStatus_GetText(failure.pointee.Err))
+                    }
+                }
+            }
+            natsMsg_Destroy(message)
+        }
+        jsOptions.PublishAsync.AckHandlerClosure = Unmanaged.passUnretained(answers).toOpaque()
+        let contextStatus = natsConnection_JetStream(&jetStream, connection, &jsOptions)
+        guard contextStatus == NATS_OK, let jetStream else {
+            natsConnection_Destroy(connection)
+            throw NATSError("opening JetStream", status: contextStatus)
+        }
+        context = jetStream
+    }
+
+    /// Closes the connection (pending acknowledgements are flushed first).
+    func close() {
+        _ = natsConnection_FlushTimeout(connection, 2000)
+        jsCtx_Destroy(context)
+        natsConnection_Close(connection)
+        natsConnection_Destroy(connection)
+    }
+
+    /// Sends what is buffered and waits for the server to have read it.
+    func flush(timeoutSeconds: Double = 5) throws(NATSError) {
+        try check(natsConnection_FlushTimeout(connection, Int64(timeoutSeconds * 1000)), "flushing")
+    }
+
+    /// The URL of the server the connection is on now, for logs.
+    var connectedURL: String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard natsConnection_GetConnectedUrl(connection, &buffer, buffer.count) == NATS_OK else { return "?" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    // MARK: Streams
+
+    /// Creates the stream, or brings an existing one's subjects, replicas and windows in line.
+    func ensureStream(_ spec: StreamSpec) throws(NATSError) {
+        var config = jsStreamConfig()
+        jsStreamConfig_Init(&config)
+        let name = strdup(spec.name)
+        var subjects = spec.subjects.map { UnsafePointer(strdup($0)) }
+        defer {
+            free(name)
+            subjects.forEach { free(UnsafeMutablePointer(mutating: $0)) }
+        }
+        config.Name = UnsafePointer(name)
+        config.SubjectsLen = Int32(subjects.count)
+        config.Storage = js_FileStorage
+        config.Replicas = Int64(spec.replicas)
+        config.Duplicates = Int64(spec.duplicateWindowSeconds * 1e9)
+        config.MaxAge = Int64(spec.maxAgeSeconds * 1e9)
+        var code = jsErrCode(rawValue: 0)
+        let status = subjects.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) {
+                pointer in
+                config.Subjects = UnsafeMutablePointer(pointer)
+                var status = js_AddStream(nil, context, &config, nil, &code)
+                if status != NATS_OK, code == JSStreamNameExistErr {
+                    code = jsErrCode(rawValue: 0)
+                    status = js_UpdateStream(nil, context, &config, nil, &code)
+                }
+                return status
+            }
+        }
+        try check(status, "creating the stream \(spec.name)", code: code)
+    }
+
+    /// The last sequence of `stream` and how many messages it holds.
+    func streamState(_ stream: String) throws(NATSError) -> (lastSequence: UInt64, messages: UInt64) {
+        var info: UnsafeMutablePointer<jsStreamInfo>?
+        var code = jsErrCode(rawValue: 0)
+        try check(
+            js_GetStreamInfo(&info, context, stream, nil, &code), "reading the stream \(stream)", code: code)
+        defer { jsStreamInfo_Destroy(info) }
+        guard let info else { throw NATSError("reading the stream \(stream)", message: "no answer") }
+        return (info.pointee.State.LastSeq, info.pointee.State.Msgs)
+    }
+
+    // MARK: Publishing
+
+    /// Publishes `payload` on `subject` and waits for the stream to store it. With a
+    /// `messageID` (the `Nats-Msg-Id` header) a repeat within the stream's duplicate window is
+    /// dropped by JetStream; returns whether this one was such a repeat.
+    @discardableResult
+    func publish(subject: String, payload: [UInt8], messageID: String?) throws(NATSError) -> Bool {
+        let message = try makeMessage(subject: subject, payload: payload)
+        defer { natsMsg_Destroy(message) }
+        var options = jsPubOptions()
+        jsPubOptions_Init(&options)
+        var ack: UnsafeMutablePointer<jsPubAck>?
+        var code = jsErrCode(rawValue: 0)
+        let status: natsStatus =
+            if let messageID {
+                messageID.withCString { id in
+                    options.MsgId = id
+                    return js_PublishMsg(&ack, context, message, &options, &code)
+                }
+            } else {
+                js_PublishMsg(&ack, context, message, &options, &code)
+            }
+        defer { jsPubAck_Destroy(ack) }
+        try check(status, "publishing to \(subject)", code: code)
+        return ack?.pointee.Duplicate ?? false
+    }
+
+    /// Publishes without waiting for the stream's answer (at most 4096 unanswered at once);
+    /// ``waitForPublishes(timeoutSeconds:)`` waits for every answer, and ``publishTally`` counts
+    /// how they went.
+    func publishAsync(subject: String, payload: [UInt8], messageID: String? = nil) throws(NATSError) {
+        var message: OpaquePointer? = try makeMessage(subject: subject, payload: payload)
+        var options = jsPubOptions()
+        jsPubOptions_Init(&options)
+        let status: natsStatus =
+            if let messageID {
+                messageID.withCString { id in
+                    options.MsgId = id
+                    return js_PublishMsgAsync(context, &message, &options)
+                }
+            } else {
+                js_PublishMsgAsync(context, &message, &options)
+            }
+        // On success the library owns the message and has set the pointer to NULL.
+        if message != nil { natsMsg_Destroy(message) }
+        try check(status, "publishing to \(subject)")
+    }
+
+    /// Waits until every asynchronous publish has been answered; throws on a timeout.
+    func waitForPublishes(timeoutSeconds: Double) throws(NATSError) {
+        var options = jsPubOptions()
+        jsPubOptions_Init(&options)
+        options.MaxWait = Int64(timeoutSeconds * 1000)
+        try check(js_PublishAsyncComplete(context, &options), "waiting for published messages to be stored")
+    }
+
+    private func makeMessage(subject: String, payload: [UInt8]) throws(NATSError) -> OpaquePointer {
+        var message: OpaquePointer?
+        let status = payload.withUnsafeBufferPointer { bytes in
+            bytes.baseAddress.map { base in
+                base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                    natsMsg_Create(&message, subject, nil, $0, Int32(bytes.count))
+                }
+            } ?? natsMsg_Create(&message, subject, nil, nil, 0)
+        }
+        try check(status, "making a message for \(subject)")
+        guard let message else { throw NATSError("making a message", message: "no message") }
+        return message
+    }
+
+    // MARK: Consumers
+
+    /// What the server says of a consumer: the last stream sequence acknowledged with everything
+    /// before it, and how many messages wait to be delivered or acknowledged.
+    struct ConsumerState: Sendable, Equatable {
+        var ackFloorStreamSequence: UInt64
+        var pending: UInt64
+        var ackPending: Int64
+    }
+
+    /// The state of the consumer `name` of `stream`, or `nil` if there is none.
+    func consumerState(stream: String, name: String) throws(NATSError) -> ConsumerState? {
+        var info: UnsafeMutablePointer<jsConsumerInfo>?
+        var code = jsErrCode(rawValue: 0)
+        let status = js_GetConsumerInfo(&info, context, stream, name, nil, &code)
+        if status == NATS_NOT_FOUND || code == JSConsumerNotFoundErr { return nil }
+        try check(status, "reading the consumer \(name)", code: code)
+        defer { jsConsumerInfo_Destroy(info) }
+        guard let info else { return nil }
+        return ConsumerState(
+            ackFloorStreamSequence: info.pointee.AckFloor.Stream, pending: info.pointee.NumPending,
+            ackPending: info.pointee.NumAckPending)
+    }
+
+    /// Deletes the consumer `name` of `stream`; one that is not there is no error.
+    func deleteConsumer(stream: String, name: String) throws(NATSError) {
+        var code = jsErrCode(rawValue: 0)
+        let status = js_DeleteConsumer(context, stream, name, nil, &code)
+        if status == NATS_NOT_FOUND || code == JSConsumerNotFoundErr { return }
+        try check(status, "deleting the consumer \(name)", code: code)
+    }
+
+    /// Creates the durable pull consumer `durable` on `stream` for `filter`, delivering from
+    /// `startSequence` (an existing one of that name is replaced, so that the new owner of a
+    /// partition decides where reading starts), and subscribes to it.
+    func pullConsumer(
+        stream: String, durable: String, filter: String, startSequence: UInt64, ackWaitSeconds: Double,
+        maxAckPending: Int, replicas: Int
+    ) throws(NATSError) -> PullConsumer {
+        try deleteConsumer(stream: stream, name: durable)
+        var config = jsConsumerConfig()
+        jsConsumerConfig_Init(&config)
+        var code = jsErrCode(rawValue: 0)
+        let created = durable.withCString { durableName in
+            filter.withCString { filterSubject in
+                config.Durable = durableName
+                config.FilterSubject = filterSubject
+                config.AckPolicy = js_AckExplicit
+                config.AckWait = Int64(ackWaitSeconds * 1e9)
+                config.MaxAckPending = Int64(maxAckPending)
+                config.Replicas = Int64(replicas)
+                if startSequence > 1 {
+                    config.DeliverPolicy = js_DeliverByStartSequence
+                    config.OptStartSeq = startSequence
+                } else {
+                    config.DeliverPolicy = js_DeliverAll
+                }
+                return js_AddConsumer(nil, context, stream, &config, nil, &code)
+            }
+        }
+        try check(created, "creating the consumer \(durable) on \(stream)", code: code)
+        var subscription: OpaquePointer?
+        var options = jsSubOptions()
+        jsSubOptions_Init(&options)
+        let status = stream.withCString { streamName in
+            durable.withCString { consumerName in
+                options.Stream = streamName
+                options.Consumer = consumerName
+                return js_PullSubscribe(&subscription, context, filter, durable, nil, &options, &code)
+            }
+        }
+        try check(status, "subscribing to the consumer \(durable)", code: code)
+        guard let subscription else {
+            throw NATSError("subscribing to \(durable)", message: "no subscription")
+        }
+        return PullConsumer(subscription: subscription, name: durable)
+    }
+
+    // MARK: Key-value buckets
+
+    /// Binds to the key-value bucket `bucket`, creating it (with `replicas` copies, one value per
+    /// key kept) if it is not there.
+    func keyValue(bucket: String, replicas: Int) throws(NATSError) -> KeyValueBucket {
+        var store: OpaquePointer?
+        if js_KeyValue(&store, context, bucket) == NATS_OK, let store {
+            return KeyValueBucket(store: store, name: bucket)
+        }
+        var config = kvConfig()
+        kvConfig_Init(&config)
+        let status = bucket.withCString { name in
+            config.Bucket = name
+            config.History = 1
+            config.Replicas = Int32(replicas)
+            config.StorageType = js_FileStorage
+            return js_CreateKeyValue(&store, context, &config)
+        }
+        // Another engine may have created it between the two calls.
+        if status != NATS_OK, js_KeyValue(&store, context, bucket) == NATS_OK, let store {
+            return KeyValueBucket(store: store, name: bucket)
+        }
+        try check(status, "creating the key-value bucket \(bucket)")
+        guard let store else { throw NATSError("creating \(bucket)", message: "no bucket") }
+        return KeyValueBucket(store: store, name: bucket)
+    }
+}

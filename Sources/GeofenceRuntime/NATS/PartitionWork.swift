@@ -1,0 +1,56 @@
+import Foundation
+import GeofenceInput
+import GeofenceRules
+
+/// One partition an engine owns: its consumer, its devices' pipeline, and how far it has got.
+final class PartitionWork {
+    let partition: Int
+    /// The lease's revision after this engine's last write of it.
+    var leaseRevision: UInt64
+    var consumer: PullConsumer
+    /// The devices of this partition; other partitions' devices are never here.
+    var pipeline: Pipeline
+    var decoder: LineDecoder
+    /// For each device restored from a snapshot, the last stream sequence its state covers.
+    var restoredSequences: [String: UInt64]
+    /// The last stream sequence whose effects are in ``pipeline``.
+    var applied: UInt64
+    /// The sequence the bucket's snapshot covers.
+    var snapshotSequence: UInt64
+    /// Devices changed since the last snapshot.
+    var dirty: Set<String> = []
+    /// The last consumer sequence delivered: a jump means a delivery was lost (a server went away
+    /// mid-fetch), and the consumer is re-created after ``applied``.
+    var lastConsumerSequence: UInt64 = 0
+    /// Output committed to the local store but not yet stored by the output stream, and the
+    /// messages that produced it, acknowledged only once it is.
+    var unpublished: [Publication] = []
+    var unacknowledged: [JetStreamMessage] = []
+    /// When the partition was taken (for the first-event log line that fail-over time is read from).
+    let takenAt: Date
+    var reportedFirstEvent = false
+
+    /// One committed event, commute or action for the output stream.
+    struct Publication {
+        var subject: String
+        var payload: [UInt8]
+        /// The event's id: the `Nats-Msg-Id` JetStream drops a repeat by.
+        var id: String
+    }
+
+    init(
+        partition: Int, leaseRevision: UInt64, consumer: PullConsumer, pipeline: Pipeline,
+        decoder: LineDecoder,
+        restored: PartitionSnapshot.Restored
+    ) {
+        self.partition = partition
+        self.leaseRevision = leaseRevision
+        self.consumer = consumer
+        self.pipeline = pipeline
+        self.decoder = decoder
+        restoredSequences = restored.sequences
+        applied = restored.resumeAfter
+        snapshotSequence = restored.resumeAfter
+        takenAt = Date()
+    }
+}

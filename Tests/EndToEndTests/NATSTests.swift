@@ -1,0 +1,262 @@
+import Foundation
+import GeofenceRuntime
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `geofence run --nats` engines against a private NATS server or cluster.
+private enum NATSRun {
+    /// Starts engine `name` with its own state directory.
+    static func engine(
+        _ name: String, cluster: NATSCluster, partitions: Int, replicas: Int, in scratch: TemporaryDirectory
+    ) throws -> GeofenceProcess {
+        try GeofenceProcess(
+            [
+                "run", "rules.yaml", "--nats", cluster.url, "--nats-partitions", String(partitions),
+                "--nats-replicas", String(replicas), "--nats-engine", name, "--nats-lease", "8s",
+                "--nats-snapshot", "1s", "--history", "--state", scratch.file("state-\(name)"),
+            ], in: scratch.path, name: name,
+            executable: ProcessInfo.processInfo.environment["GEOFENCE_NATS_BENCH_EXECUTABLE"].map {
+                URL(fileURLWithPath: $0)
+            })
+    }
+
+    /// Waits until the output stream holds `count` messages (every expected event, commute and
+    /// action once), giving up after `seconds`.
+    static func waitForOutput(_ count: Int, url: String, engines: [GeofenceProcess], seconds: Double) throws {
+        try waitUntil(
+            "\(count) output messages (have \((try? NATSOutput.count(url: url)) ?? 0))\n"
+                + engines.map(\.stderr).joined(separator: "\n---\n"), seconds: seconds, every: 0.5
+        ) {
+            try NATSOutput.count(url: url) >= UInt64(count)
+        }
+    }
+
+    /// The partitions `engine` holds now, read from its log (taken and not released or lost).
+    static func held(by engine: GeofenceProcess) -> Set<Int> {
+        var held = Set<Int>()
+        for line in engine.stderr.split(separator: "\n") {
+            let words = line.split(separator: " ")
+            guard let index = words.firstIndex(of: "partition"), index + 2 < words.count,
+                let partition = Int(words[index + 1].dropLast())
+            else { continue }
+            switch words[index + 2] {
+            case "taken", "taken;": held.insert(partition)
+            case "released", "lease": held.remove(partition)
+            default: break
+            }
+        }
+        return held
+    }
+
+    /// Stops the engines with SIGTERM; each must end cleanly.
+    static func stop(_ engines: [GeofenceProcess]) throws {
+        for engine in engines { engine.send(SIGTERM) }
+        for engine in engines {
+            let ended = try engine.waitForExit(seconds: 60)
+            #expect(!ended.signaled && ended.status == 0, "stderr:\n\(engine.stderr)")
+        }
+    }
+
+    /// The ids per device of `type` in `objects`, compared with replay's; returns how many.
+    static func expectSame(_ objects: [[String: Any]], as replayed: [[String: Any]], type: String) -> Int {
+        let got = NATSOutput.idsByDevice(objects, type: type)
+        let expected = NATSOutput.idsByDevice(replayed, type: type)
+        #expect(
+            got.count == expected.count, "devices with \(type)s: \(got.count) vs replay's \(expected.count)")
+        var differing: [String] = []
+        for (device, ids) in expected where got[device] != ids { differing.append(device) }
+        #expect(
+            differing.isEmpty,
+            "\(differing.count) devices' \(type)s differ from replay's, e.g. \(differing.first ?? "")")
+        return expected.values.reduce(0) { $0 + $1.count }
+    }
+}
+
+extension EndToEnd {
+    /// On one server, one engine reading a few phones' days from the partitioned stream publishes
+    /// to the output stream exactly the events and actions `replay` gives, each id once.
+    @Test func oneEngineOnJetStreamGivesWhatReplayGives() throws {
+        let scratch = try TemporaryDirectory("nats-one")
+        try scratch.write("rules.yaml", NATSFleet.rules)
+        let fleet = NATSFleet(count: 12, intervalSeconds: 300)
+        let replayed = try fleet.replayed(in: scratch)
+        let cluster = try NATSCluster(nodes: 1, partitions: 4, in: scratch)
+        let engine = try NATSRun.engine("solo", cluster: cluster, partitions: 4, replicas: 1, in: scratch)
+        try NATSFleet.waitUntilReady(engine)
+        try fleet.publish(0..<fleet.messages.count, to: cluster.url)
+        let outputs = replayed.filter {
+            ["event", "action", "commute"].contains($0["type"] as? String ?? "")
+        }
+        try #require(outputs.count > 12 * 4)
+        try NATSRun.waitForOutput(outputs.count, url: cluster.url, engines: [engine], seconds: 180)
+        try NATSRun.stop([engine])
+        let objects = try NATSOutput.read(url: cluster.url)
+        #expect(objects.count == outputs.count)
+        _ = NATSRun.expectSame(objects, as: replayed, type: "event")
+        _ = NATSRun.expectSame(objects, as: replayed, type: "action")
+        #expect(engine.stderr.contains("partition 3: taken"), "\(engine.stderr)")
+    }
+}
+
+extension EndToEnd {
+    /// Three engines on a three-node cluster share six partitions of a fleet's day. One engine is
+    /// killed (SIGKILL) midway, then one NATS node; the run goes on, and the output stream holds,
+    /// for every device, exactly the events and actions `replay` gives, each id once (repeats after
+    /// the fail-over dropped by JetStream's duplicate window).
+    ///
+    /// `GEOFENCE_NATS_DEVICES` sets the fleet's size (default 200 phones, a fix every 5 minutes;
+    /// 40 under the sanitizers).
+    @Test func enginesSurviveAKilledEngineAndAKilledServer() throws {
+        let environment = ProcessInfo.processInfo.environment
+        // `make sanitizers` runs this suite again from .build/asan and .build/tsan, where every
+        // engine is several times slower: a smaller fleet keeps CI's time in bounds there.
+        let sanitized = ["/.build/asan/", "/.build/tsan/"].contains {
+            CommandLine.arguments.first?.contains($0) ?? false
+        }
+        let devices = environment["GEOFENCE_NATS_DEVICES"].flatMap(Int.init) ?? (sanitized ? 40 : 200)
+        let partitions = 6
+        let scratch = try TemporaryDirectory("nats-cluster")
+        try scratch.write("rules.yaml", NATSFleet.rules)
+        let fleet = NATSFleet(count: devices, intervalSeconds: 300)
+        let replayed = try fleet.replayed(in: scratch)
+        let expected = replayed.filter {
+            ["event", "action", "commute"].contains($0["type"] as? String ?? "")
+        }
+        try #require(expected.count > devices * 4)
+
+        let cluster = try NATSCluster(nodes: 3, partitions: partitions, in: scratch)
+        try cluster.waitForJetStream()
+        let names = ["e1", "e2", "e3"]
+        var engines: [GeofenceProcess] = []
+        for name in names {
+            engines.append(
+                try NATSRun.engine(name, cluster: cluster, partitions: partitions, replicas: 3, in: scratch))
+        }
+        for engine in engines { try NATSFleet.waitUntilReady(engine) }
+
+        // Two thirds of the day, then kill an engine while it works through them.
+        let total = fleet.messages.count
+        let thirds = [0, total / 3, 2 * total / 3, total]
+        let started = Date()
+        try fleet.publish(thirds[0]..<thirds[2], to: cluster.url)
+        try waitUntil("e1 to own partitions and commit events\n\(engines[0].stderr)", seconds: 300) {
+            engines[0].stderr.contains("first event since taken")
+        }
+        try NATSRun.waitForOutput(expected.count / 5, url: cluster.url, engines: engines, seconds: 300)
+        let e1Partitions = NATSRun.held(by: engines[0])
+        try #require(!e1Partitions.isEmpty, "e1 owned no partition:\n\(engines[0].stderr)")
+        engines[0].send(SIGKILL)
+        let killedAt = Date()
+        _ = try engines[0].waitForExit(seconds: 30)
+
+        // e1's partitions are taken over.
+        var takenAt: Date?
+        try waitUntil(
+            "e1's partitions \(e1Partitions.sorted()) to be taken over\n\(engines[0].stderr)\n---\n\(engines[1].stderr)\n\(engines[2].stderr)",
+            seconds: 120
+        ) {
+            let taken = e1Partitions.allSatisfy { partition in
+                engines[1...].contains { $0.stderr.contains("partition \(partition): taken from e1") }
+            }
+            if taken, takenAt == nil { takenAt = Date() }
+            return taken
+        }
+
+        // Lose a server: the streams and the bucket keep a quorum of two.
+        try cluster.kill(node: 2)
+        try fleet.publish(thirds[2]..<thirds[3], to: cluster.url)
+        try NATSRun.waitForOutput(
+            expected.count, url: cluster.url, engines: Array(engines[1...]), seconds: 600)
+        let finished = Date()
+        try NATSRun.stop(Array(engines[1...]))
+
+        let objects = try NATSOutput.read(url: cluster.url)
+        #expect(objects.count == expected.count, "the output stream holds a repeat or misses something")
+        let ids = objects.compactMap { $0["id"] as? String }
+        #expect(Set(ids).count == ids.count)
+        let events = NATSRun.expectSame(objects, as: replayed, type: "event")
+        let actions = NATSRun.expectSame(objects, as: replayed, type: "action")
+
+        // What each engine committed locally: the union is everything, the overlap the repeats.
+        var stored: [String] = []
+        for name in names {
+            let store = try Store(directory: scratch.file("state-\(name)"))
+            stored += try store.events().map(\.id)
+            store.close()
+        }
+        let expectedEvents = Set(NATSOutput.idsByDevice(replayed, type: "event").values.joined())
+        #expect(expectedEvents.isSubset(of: Set(stored)))
+        let firstEvents = engines[1...].flatMap { engine in
+            engine.stderr.split(separator: "\n").filter { line in
+                line.contains("first event since taken")
+                    && e1Partitions.contains { line.contains("partition \($0):") }
+            }
+        }
+        print(
+            """
+            NATS fail-over run: \(devices) devices, \(total) fixes, \(events) events, \(actions) actions; \
+            \(partitions) partitions, 3 engines, 3 nodes
+              e1 owned \(e1Partitions.sorted()); taken over \(String(format: "%.1f", (takenAt ?? killedAt).timeIntervalSince(killedAt))) s after the kill (polled)
+              \(firstEvents.joined(separator: "\n  "))
+              events committed by more than one engine (published again, dropped by JetStream): \(stored.count - Set(stored).count)
+              whole run \(String(format: "%.1f", finished.timeIntervalSince(started))) s
+            """)
+    }
+}
+
+extension EndToEnd {
+    /// Not a check but a measurement, run only when `GEOFENCE_NATS_BENCH` names a fleet size: the
+    /// whole fleet's day is stored first, then 1, 2 and 3 engines (on `GEOFENCE_NATS_BENCH_NODES`
+    /// servers, default 1) read it; prints fixes per second from the engines' start until the
+    /// output stream holds everything. `GEOFENCE_NATS_BENCH_EXECUTABLE` runs another build of
+    /// geofence as the engines (the release build for the README's table).
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["GEOFENCE_NATS_BENCH"] != nil))
+    func enginesThroughputMeasurement() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let devices = environment["GEOFENCE_NATS_BENCH"].flatMap(Int.init) ?? 300
+        let nodes = environment["GEOFENCE_NATS_BENCH_NODES"].flatMap(Int.init) ?? 1
+        let partitions = 6
+        let fleet = NATSFleet(count: devices, intervalSeconds: 300)
+        var lines: [String] = []
+        // With `GEOFENCE_NATS_BENCH_EVENTS_ONLY`, rules without actions: the engines' own cost,
+        // without the outbox's two transactions per action.
+        let rules =
+            environment["GEOFENCE_NATS_BENCH_EVENTS_ONLY"] != nil
+            ? "timezone: Europe/London\n" + DayFixtures.places + "\nrules: []\n" : NATSFleet.rules
+        for count in 1...3 {
+            let scratch = try TemporaryDirectory("nats-bench")
+            try scratch.write("rules.yaml", rules)
+            let expected = try fleet.replayed(in: scratch).filter {
+                ["event", "action", "commute"].contains($0["type"] as? String ?? "")
+            }
+            let cluster = try NATSCluster(nodes: nodes, partitions: partitions, in: scratch)
+            try cluster.waitForJetStream()
+            // A first engine creates the streams; it is stopped before the measured run.
+            let setup = try NATSRun.engine(
+                "setup", cluster: cluster, partitions: partitions, replicas: nodes, in: scratch)
+            try NATSFleet.waitUntilReady(setup)
+            try NATSRun.stop([setup])
+            try fleet.publish(0..<fleet.messages.count, to: cluster.url)
+            let start = Date()
+            var engines: [GeofenceProcess] = []
+            for index in 1...count {
+                engines.append(
+                    try NATSRun.engine(
+                        "b\(index)", cluster: cluster, partitions: partitions, replicas: nodes, in: scratch))
+            }
+            try NATSRun.waitForOutput(expected.count, url: cluster.url, engines: engines, seconds: 1800)
+            let seconds = Date().timeIntervalSince(start)
+            try NATSRun.stop(engines)
+            let line =
+                "\(count) engine(s), \(nodes) node(s), \(devices) devices, \(fleet.messages.count) fixes: \(String(format: "%.1f", seconds)) s, \(Int(Double(fleet.messages.count) / seconds)) fixes/s"
+            print(line)
+            lines.append(line)
+        }
+        print(lines.joined(separator: "\n"))
+        #expect(lines.count == 3)
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import Geofence
+@testable import GeofenceRuntime
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A fleet of synthetic phones for the NATS tests: each device's synthetic day (its own seed) as
+/// OwnTracks messages on `owntracks.USER.DEVICE`, and what one `geofence replay` of all of them
+/// says must come out.
+struct NATSFleet {
+    /// The rules: the synthetic day's places, a logged action on every enter and exit.
+    static let rules =
+        "timezone: Europe/London\n" + DayFixtures.places + "\nrules:\n"
+        + DayFixtures.triggers.map { "  - { name: \($0) log, on: \($0), log: true }\n" }.joined()
+
+    /// One message: its device's subject, its payload and the line replay reads for it.
+    struct Message {
+        var subject: String
+        var payload: String
+        var line: String
+        var timestamp: Date
+    }
+
+    /// Every device's messages, in time order across the fleet (a device's stay in its order).
+    let messages: [Message]
+    let devices: [String]
+
+    /// `count` devices `user0/phone` ... each with the synthetic day of seed 100+i at `intervalSeconds`.
+    init(count: Int, intervalSeconds: Double) {
+        var all: [Message] = []
+        var devices: [String] = []
+        for index in 0..<count {
+            let user = "user\(index)"
+            devices.append("\(user)/phone")
+            let day = SyntheticDay(
+                year: 2026, month: 3, day: 3, intervalSeconds: intervalSeconds, noiseMeters: 20, outliers: [],
+                seed: UInt64(100 + index))
+            for fix in day.fixes() {
+                let seconds = Int64(fix.timestamp.timeIntervalSince1970.rounded(.down))
+                let payload =
+                    #"{"_type":"location","lat":\#(fix.coordinate.latitude),"lon":\#(fix.coordinate.longitude),"tst":\#(seconds),"acc":\#(fix.horizontalAccuracy ?? 10)}"#
+                let line = OwnTracksMessage.line(
+                    payload: Array(payload.utf8), topic: "owntracks/\(user)/phone")
+                all.append(
+                    Message(
+                        subject: "owntracks.\(user).phone", payload: payload, line: line,
+                        timestamp: Date(timeIntervalSince1970: Double(seconds))))
+            }
+        }
+        // Stable: a device's own messages keep their order.
+        messages = all.enumerated().sorted {
+            ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset)
+        }.map(\.element)
+        self.devices = devices
+    }
+
+    /// What `geofence replay` prints for all the messages, one object a line.
+    func replayed(in scratch: TemporaryDirectory) throws -> [[String: Any]] {
+        try scratch.write("fleet.ndjson", messages.map(\.line).joined(separator: "\n") + "\n")
+        let result = try GeofenceProcess.run(
+            ["replay", "rules.yaml", "fleet.ndjson", "--format", "owntracks"], in: scratch.path,
+            name: "replay")
+        guard result.status == 0 else { throw HarnessError("replay failed: \(result.stderr)") }
+        return try result.stdout.split(separator: "\n").map { line in
+            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            else {
+                throw HarnessError("replay printed a line that is not an object: \(line)")
+            }
+            return object
+        }
+    }
+
+    /// Publishes `range` of the messages through JetStream (the server maps each subject into its
+    /// partition) and waits until the stream has stored every one.
+    func publish(_ range: Range<Int>, to url: String) throws {
+        let jetStream = try JetStream(servers: try NATSSettings.servers(fromURL: url), name: "e2e publisher")
+        defer { jetStream.close() }
+        let before = try Self.retrying { try jetStream.streamState(Self.stream).messages }
+        for message in messages[range] {
+            try jetStream.publishAsync(subject: message.subject, payload: Array(message.payload.utf8))
+        }
+        try jetStream.waitForPublishes(timeoutSeconds: 120)
+        // A publish the stream refused is reported only to an error callback: count instead.
+        let after = try Self.retrying { try jetStream.streamState(Self.stream).messages }
+        guard after - before == UInt64(range.count) else {
+            throw HarnessError("the stream stored \(after - before) of \(range.count) messages published")
+        }
+    }
+
+    /// `body`'s result, tried again for up to a minute while the servers time out (a loaded
+    /// cluster answers API requests late).
+    static func retrying<Value>(_ body: () throws -> Value) throws -> Value {
+        let deadline = Date().addingTimeInterval(60)
+        while true {
+            do {
+                return try body()
+            } catch let error as NATSError where error.isTimeout && Date() < deadline {
+                usleep(200_000)
+            }
+        }
+    }
+
+    /// The stream the engines create for fixes.
+    static let stream = "GEOFENCE_FIXES"
+
+    /// Waits until `engine` has connected and created the streams.
+    static func waitUntilReady(_ engine: GeofenceProcess) throws {
+        try waitUntil("the engine to connect\n\(engine.stderr)", seconds: 60) {
+            engine.stderr.contains("connected to")
+        }
+    }
+}
+
+/// The output stream as a test reads it.
+enum NATSOutput {
+    /// Every message of `stream` from its start, as JSON objects in stream order.
+    static func read(url: String, stream: String = "GEOFENCE_OUT") throws -> [[String: Any]] {
+        let jetStream = try JetStream(servers: try NATSSettings.servers(fromURL: url), name: "e2e reader")
+        defer { jetStream.close() }
+        let total = try NATSFleet.retrying { try jetStream.streamState(stream).messages }
+        let reader = "e2e-reader-\(UUID().uuidString.prefix(8))"
+        let consumer = try jetStream.pullConsumer(
+            stream: stream, durable: reader, filter: "geofence.out.>", startSequence: 1, ackWaitSeconds: 60,
+            maxAckPending: 100_000, replicas: 1)
+        defer { try? jetStream.deleteConsumer(stream: stream, name: reader) }
+        var objects: [[String: Any]] = []
+        let deadline = Date().addingTimeInterval(120)
+        while UInt64(objects.count) < total, Date() < deadline {
+            for message in try consumer.fetch(maximum: 1000, waitSeconds: 1) {
+                guard
+                    let object = try JSONSerialization.jsonObject(with: Data(message.payload))
+                        as? [String: Any]
+                else { throw HarnessError("output message \(message.streamSequence) is not an object") }
+                objects.append(object)
+            }
+        }
+        return objects
+    }
+
+    /// How many messages the output stream holds.
+    static func count(url: String, stream: String = "GEOFENCE_OUT") throws -> UInt64 {
+        let jetStream = try JetStream(servers: try NATSSettings.servers(fromURL: url), name: "e2e counter")
+        defer { jetStream.close() }
+        return (try? jetStream.streamState(stream).messages) ?? 0
+    }
+
+    /// The ids of objects of `type`, grouped by device, in order.
+    static func idsByDevice(_ objects: [[String: Any]], type: String) -> [String: [String]] {
+        objects.reduce(into: [:]) { result, object in
+            guard object["type"] as? String == type, let id = object["id"] as? String,
+                let device = object["device"] as? String
+            else { return }
+            result[device, default: []].append(id)
+        }
+    }
+}
