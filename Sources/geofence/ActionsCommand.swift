@@ -112,8 +112,9 @@ struct ActionPrinter {
         switch fired?.kind {
         case .log(let path)?: what = "log" + (path.map { " to \($0)" } ?? "")
         case .run(let arguments, _)?: what = "run " + arguments.joined(separator: " ")
-        case .remind(let message)?: what = "remind \"\(message)\""
-        case .post(let target)?: what = "post to " + target.url
+        case .remind(let message, _)?: what = "remind \"\(message)\""
+        // The host only: tokens often live in a webhook's path or query.
+        case .post(let target)?: what = "post to " + (URLComponents(string: target.url)?.host ?? "(a URL)")
         case nil: what = outbox.kind
         }
         let on = fired.map { $0.transition.rawValue + ($0.place.map { " " + $0 } ?? "") } ?? "-"

@@ -34,7 +34,7 @@ extension EndToEnd {
         try #require(!expected.isEmpty, "the track leaves its first point's place")
 
         let run = try GeofenceProcess.run(
-            ["run", "rules.yaml", "--input", "track.gpx", "--state", scratch.file("state")], in: scratch.path,
+            ["run", "rules.yaml", "--input", "track.gpx", "--fire-history", "--state", scratch.file("state")], in: scratch.path,
             name: "run")
         #expect(run.status == 0, "stderr:\n\(run.stderr)")
         #expect(

@@ -21,7 +21,7 @@ extension EndToEnd {
         try scratch.write("fixes.ndjson", try DayFixtures.day(in: scratch).joined(separator: "\n") + "\n")
         let run = try GeofenceProcess(
             [
-                "run", "rules.yaml", "--input", "fixes.ndjson", "--history", "--hooks", "1", "--grace", "1s",
+                "run", "rules.yaml", "--input", "fixes.ndjson", "--history", "--fire-history", "--hooks", "1", "--grace", "1s",
                 "--state", scratch.file("state"),
             ], in: scratch.path, name: "run")
         defer {
