@@ -28,7 +28,7 @@ extension EndToEnd {
         try #require(expected.count >= 8, "the day crosses every place's boundary")
 
         let state = scratch.file("state")
-        let arguments = ["run", "rules.yaml", "--input", "fixes.ndjson", "--history", "--state", state]
+        let arguments = ["run", "rules.yaml", "--input", "fixes.ndjson", "--history", "--fire-history", "--state", state]
         let crashing = ["GEOFENCE_TEST_CRASH_ON_TEXT": "CRASH-THE-ENGINE"]
         let first = try GeofenceProcess(arguments, in: scratch.path, name: "first", environment: crashing)
         let firstEnd = try first.waitForExit(seconds: 120)
@@ -74,7 +74,7 @@ extension EndToEnd {
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
         try scratch.write("state/processing", "lines\t1\t3\t3\t0:0\t\(scratch.file("fixes.ndjson"))\n")
         let run = try GeofenceProcess(
-            ["run", "rules.yaml", "--input", "fixes.ndjson", "--history", "--state", state], in: scratch.path,
+            ["run", "rules.yaml", "--input", "fixes.ndjson", "--history", "--fire-history", "--state", state], in: scratch.path,
             name: "run")
         let ended = try run.waitForExit(seconds: 120)
         #expect(!ended.signaled && ended.status == 0, "stderr:\n\(run.stderr)")

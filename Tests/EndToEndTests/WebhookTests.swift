@@ -70,7 +70,7 @@ extension EndToEnd {
         try #require(!posts.isEmpty && !reminders.isEmpty)
 
         let result = try GeofenceProcess.run(
-            ["run", "rules.yaml", "--input", "day.ndjson", "--history", "--state", scratch.file("state")],
+            ["run", "rules.yaml", "--input", "day.ndjson", "--history", "--fire-history", "--state", scratch.file("state")],
             in: scratch.path, name: "run")
         #expect(result.status == 0, "stderr:\n\(result.stderr)")
 
