@@ -142,7 +142,19 @@ extension EndToEnd {
         let total = fleet.messages.count
         let thirds = [0, total / 3, 2 * total / 3, total]
         let started = Date()
-        try fleet.publish(thirds[0]..<thirds[2], to: cluster.url)
+        // Published in slices until e1 has committed an event: engines fast enough to work through
+        // a whole two thirds before the leases settle would otherwise leave e1 partitions with
+        // nothing left to do, and the kill would not land midway.
+        let slice = max(1, thirds[2] / 20)
+        var published = thirds[0]
+        while published < thirds[2], !engines[0].stderr.contains("first event since taken") {
+            let next = min(thirds[2], published + slice)
+            try fleet.publish(published..<next, to: cluster.url)
+            published = next
+            if !engines[0].stderr.contains("partition") { usleep(500_000) }
+            usleep(200_000)
+        }
+        if published < thirds[2] { try fleet.publish(published..<thirds[2], to: cluster.url) }
         try waitUntil("e1 to own partitions and commit events\n\(engines[0].stderr)", seconds: 300) {
             engines[0].stderr.contains("first event since taken")
         }
