@@ -43,6 +43,12 @@ public struct PipelineOutput: Sendable {
     public var actions: [FiredAction] = []
     /// Commutes that completed or were abandoned.
     public var commutes: [CommuteRecord] = []
+    /// The person whose rules the device shares with their other devices
+    /// (``People/sharingPerson(ofDevice:)``), or `nil` when its rules are its own.
+    public var person: String?
+    /// The person's other devices whose saved state changed with this record: each holds a copy
+    /// of the person's rules, so they must be saved with this device's.
+    public var alsoChanged: [String] = []
 
     /// Whether anything worth storing happened.
     public var isEmpty: Bool { events.isEmpty && visits.isEmpty && actions.isEmpty && commutes.isEmpty }
@@ -177,10 +183,10 @@ public struct Pipeline: Sendable {
         if let who = rules.place(named: place)?.who, !who.contains(rules.people.person(ofDevice: name)) {
             return nil
         }
-        let index = deviceIndex(named: name)
-        var output = PipelineOutput(device: name)
-        state.devices.values[index].claim(transition, place: place, evaluator: evaluator, output: &output)
-        return output
+        let evaluator = evaluator
+        return withDevice(named: name) { device, output in
+            device.claim(transition, place: place, evaluator: evaluator, output: &output)
+        }
     }
 
     /// Advances every device's monitor clock to `date` (the engine's tick in a live run), applying
@@ -188,10 +194,11 @@ public struct Pipeline: Sendable {
     /// fixes without ticks gives the same events, confirmed at the same deadlines.
     public mutating func advance(to date: Date) -> [PipelineOutput] {
         var outputs: [PipelineOutput] = []
+        let evaluator = evaluator
         for name in state.devices.keys.sorted() {
-            guard let index = state.devices.index(forKey: name) else { continue }
-            var output = PipelineOutput(device: name)
-            state.devices.values[index].advance(to: date, evaluator: evaluator, output: &output)
+            let output = withDevice(named: name) { device, output in
+                device.advance(to: date, evaluator: evaluator, output: &output)
+            }
             if !output.events.isEmpty { outputs.append(output) }
         }
         return outputs
@@ -201,30 +208,67 @@ public struct Pipeline: Sendable {
     /// alias becomes the device's one name), so a phone is one device however its fixes arrive.
     public mutating func process(_ fix: Fix, arrivedAt: Date?) -> PipelineOutput {
         let name = rules.people.device(fix.deviceId ?? fix.label ?? Pipeline.defaultDevice)
-        let index = deviceIndex(named: name)
-        var output = PipelineOutput(device: name)
-        // The device's state is changed where it is stored: a copy out of the dictionary and back
-        // would copy its conditions' array on every fix.
-        state.devices.values[index].ingest(
-            fix, arrivedAt: arrivedAt, evaluator: evaluator, places: places(forDevice: name), output: &output)
-        return output
+        let places = places(forDevice: name)
+        let evaluator = evaluator
+        return withDevice(named: name) { device, output in
+            device.ingest(fix, arrivedAt: arrivedAt, evaluator: evaluator, places: places, output: &output)
+        }
     }
 
     /// Processes a visit delivered by the tracker (not detected here): it moves the monitor and
     /// triggers visit rules.
     public mutating func process(deliveredVisit visit: Visit, device: String) -> PipelineOutput {
         let name = rules.people.device(device)
+        let places = places(forDevice: name)
+        let evaluator = evaluator
+        return withDevice(named: name) { device, output in
+            device.ingest(deliveredVisit: visit, evaluator: evaluator, places: places, output: &output)
+        }
+    }
+
+    /// Runs `body` on a device's engine where it is stored (a copy out of the dictionary and back
+    /// would copy its conditions' array on every fix), made first if the device is new.
+    ///
+    /// A device of a person `people:` declares with several devices shares the person's rules:
+    /// every such device holds the same ``RuleState``, copied to the others whenever one of them
+    /// changes it, so that cooldowns, reminders delivered, stays and commutes under way are the
+    /// person's (see ``DeviceEngine`` `apply` for which device's events move them).
+    private mutating func withDevice(
+        named name: String, _ body: (inout DeviceEngine, inout PipelineOutput) -> Void
+    ) -> PipelineOutput {
         let index = deviceIndex(named: name)
         var output = PipelineOutput(device: name)
-        state.devices.values[index].ingest(
-            deliveredVisit: visit, evaluator: evaluator, places: places(forDevice: name), output: &output)
+        guard let person = rules.people.sharingPerson(ofDevice: name) else {
+            body(&state.devices.values[index], &output)
+            return output
+        }
+        output.person = person
+        let before = state.devices.values[index].rules
+        body(&state.devices.values[index], &output)
+        let after = state.devices.values[index].rules
+        guard after != before else { return output }
+        for other in rules.people.devices(ofPerson: person) where other != name {
+            guard let otherIndex = state.devices.index(forKey: other) else { continue }
+            state.devices.values[otherIndex].rules = after
+            output.alsoChanged.append(other)
+        }
         return output
     }
 
     /// The position of a device's engine in the state, made first when the device is new.
     private mutating func deviceIndex(named name: String) -> [String: DeviceEngine].Index {
         if let index = state.devices.index(forKey: name) { return index }
-        state.devices[name] = newDevice(named: name)
+        var device = newDevice(named: name)
+        // A person's new device takes up the rules their other devices share.
+        if let person = rules.people.sharingPerson(ofDevice: name) {
+            for other in rules.people.devices(ofPerson: person) where other != name {
+                if let sibling = state.devices[other] {
+                    device.rules = sibling.rules
+                    break
+                }
+            }
+        }
+        state.devices[name] = device
         guard let index = state.devices.index(forKey: name) else {
             preconditionFailure("a device just stored is in the dictionary")
         }
@@ -243,10 +287,11 @@ public struct Pipeline: Sendable {
     public mutating func finish() -> [PipelineOutput] {
         var outputs: [PipelineOutput] = []
         for name in state.devices.keys.sorted() {
-            guard let index = state.devices.index(forKey: name) else { continue }
-            var output = PipelineOutput(device: name)
-            state.devices.values[index].finish(
-                evaluator: evaluator, places: places(forDevice: name), output: &output)
+            let places = places(forDevice: name)
+            let evaluator = evaluator
+            let output = withDevice(named: name) { device, output in
+                device.finish(evaluator: evaluator, places: places, output: &output)
+            }
             if !output.isEmpty { outputs.append(output) }
         }
         return outputs
@@ -339,6 +384,19 @@ extension DeviceEngine {
         case .enter: kind = .enter
         case .exit: kind = .exit
         default: kind = .determined(inside: inside)
+        }
+        // A person with several devices moves as the first of them: the first device in makes
+        // the person enter, the first one out makes them leave, and a device that only agrees
+        // with where the person already is changes nothing (a phone and a watch arriving home
+        // give one reminder; a tablet left at home does not hold its person there).
+        if output.person != nil {
+            let personInside = rules.insideSince[place] != nil
+            switch kind {
+            case .enter, .determined(inside: true): if personInside { return }
+            case .exit: if !personInside { return }
+            case .determined(inside: false): return
+            default: break
+            }
         }
         let occurrence = Occurrence(
             kind: kind, place: place, date: event.date, coordinate: coordinate, accuracy: accuracy,

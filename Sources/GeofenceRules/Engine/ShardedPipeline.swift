@@ -6,7 +6,8 @@ public import GeofenceInput
 /// Several ``Pipeline``s, each owning a fixed share of the devices, run on as many threads.
 ///
 /// Devices are independent: what one device's record produces depends only on that device's
-/// earlier records and the rules. So a batch of records can be split by device, each share
+/// earlier records and the rules (the devices of a person who shares rules across them, see
+/// ``People/sharingPerson(ofDevice:)``, are one unit and go to one shard). So a batch of records can be split by device, each share
 /// processed in its own order on its own thread, and the outputs put back in the batch's order:
 /// the result is exactly what one pipeline gives for the same records, whatever the number of
 /// shards (each device's order is kept, and the output order is the input order).
@@ -59,7 +60,9 @@ public struct ShardedPipeline: Sendable {
         let people = shards[0].rules.people
         for (index, record) in records.enumerated() {
             if let device = ShardedPipeline.device(of: record, people: people) {
-                owner[index] = ShardedPipeline.shard(ofDevice: device, count: count)
+                // A person's devices that share their rules go together, to the person's shard.
+                owner[index] = ShardedPipeline.shard(
+                    ofDevice: people.sharingPerson(ofDevice: device) ?? device, count: count)
             }
         }
         // The box becomes the pipelines' only owner, and each thread moves its own out of it, so

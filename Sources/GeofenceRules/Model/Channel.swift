@@ -27,12 +27,18 @@ public enum Channel: Sendable, Hashable, Codable {
     case post(WebhookTarget)
     /// A message on this MQTT topic through the `--mqtt` broker.
     case mqtt(topic: String)
+    /// An OwnTracks `cmd` to a phone (`owntracks/USER/DEVICE/cmd`, through the `--mqtt` broker)
+    /// that the iOS app shows as a notification and in its Featured Content tab: to `device`, or,
+    /// when it is `nil`, to the device the event is about.
+    case owntracks(device: String?)
 
     /// The channel as words, for `check`.
     public var summary: String {
         switch self {
         case .post(let target): "post to \(target.url)" + (target.text ? " as text" : "")
         case .mqtt(let topic): "publish to MQTT topic \(topic)"
+        case .owntracks(let device):
+            "send an OwnTracks notification to " + (device ?? "the device the event is about")
         }
     }
 }

@@ -17,6 +17,8 @@ public struct People: Sendable, Equatable {
     private var personByDevice: [String: String] = [:]
     /// The people declared, in file order.
     public private(set) var declared: [String] = []
+    /// Person → their declared devices, in file order.
+    private var devicesByPerson: [String: [String]] = [:]
 
     /// No declarations: every device is named as it arrives.
     public init() {}
@@ -25,6 +27,9 @@ public struct People: Sendable, Equatable {
     mutating func add(person: String, device: String, aliases: [String]) {
         if !declared.contains(person) { declared.append(person) }
         personByDevice[device] = person
+        if !(devicesByPerson[person] ?? []).contains(device) {
+            devicesByPerson[person, default: []].append(device)
+        }
         deviceByName[device] = device
         for alias in aliases { deviceByName[alias] = device }
     }
@@ -34,6 +39,21 @@ public struct People: Sendable, Equatable {
 
     /// The one name of the device a record names.
     public func device(_ name: String) -> String { deviceByName[name] ?? name }
+
+    /// The person `people:` declares for a device, if it does.
+    public func declaredPerson(ofDevice device: String) -> String? { personByDevice[device] }
+
+    /// The devices `people:` declares for a person, in file order.
+    public func devices(ofPerson person: String) -> [String] { devicesByPerson[person] ?? [] }
+
+    /// The person whose rules a device shares with their other devices: one `people:` declares
+    /// with more than one device; `nil` for every other device, whose rules are its own.
+    public func sharingPerson(ofDevice device: String) -> String? {
+        guard let person = personByDevice[device], (devicesByPerson[person]?.count ?? 0) > 1 else {
+            return nil
+        }
+        return person
+    }
 
     /// The person who carries a device (given by its one name).
     public func person(ofDevice device: String) -> String {

@@ -63,7 +63,7 @@ private struct Parser {
         "timezone", "profile", "hysteresis", "filter", "visits", "people", "places", "channels", "rules",
     ]
     static let postKeys = ["url", "body", "headers", "timeout"]
-    static let channelKeys = ["post", "body", "headers", "timeout", "mqtt"]
+    static let channelKeys = ["post", "body", "headers", "timeout", "mqtt", "owntracks"]
     static let placeKeys = ["center", "radius", "geojson", "wkt", "hysteresis", "who"]
     static let hysteresisKeys = [
         "enter_margin", "exit_margin", "accuracy_weight", "confirm", "confirm_fixes", "confirm_span",
@@ -184,11 +184,15 @@ private struct Parser {
 
     // MARK: Channels and webhooks
 
-    /// A channel: `{ post: URL, body:, headers:, timeout: }` or `{ mqtt: TOPIC }`.
+    /// A channel: `{ post: URL, body:, headers:, timeout: }`, `{ mqtt: TOPIC }` or
+    /// `{ owntracks: DEVICE }`.
     mutating func channel(_ name: String, node: YAMLNode) -> Channel? {
         let context = "channel \"\(name)\""
         guard let members = reader.mapping(node, allowed: Parser.channelKeys, context: context) else {
             return nil
+        }
+        if let device = members["owntracks"] {
+            return owntracksChannel(device, members: members, context: context)
         }
         if let topic = members["mqtt"] {
             if let extra = ["post", "body", "headers", "timeout"].first(where: { members[$0] != nil }) {
@@ -203,10 +207,30 @@ private struct Parser {
             return .mqtt(topic: text)
         }
         guard let url = members["post"] else {
-            reader.error(node.mark, "\(context) needs post: URL or mqtt: TOPIC")
+            reader.error(node.mark, "\(context) needs post: URL, mqtt: TOPIC or owntracks: DEVICE")
             return nil
         }
         return webhookTarget(url: url, options: members, context: context).map(Channel.post)
+    }
+
+    /// `owntracks: device` (the device the event is about) or `owntracks: USER/DEVICE`.
+    private mutating func owntracksChannel(_ node: YAMLNode, members: Members, context: String) -> Channel? {
+        if let extra = ["post", "body", "headers", "timeout", "mqtt"].first(where: { members[$0] != nil }) {
+            reader.error(
+                members.keyMark(extra) ?? node.mark, "\(context): \(extra): does not go with owntracks:")
+        }
+        guard let text = reader.string(node, field: "owntracks") else { return nil }
+        if text == "device" { return .owntracks(device: nil) }
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts.contains(where: { $0.isEmpty || $0.contains("+") || $0.contains("#") })
+        else {
+            reader.error(
+                node.mark,
+                "\(context): owntracks: is device (the device the event is about) or USER/DEVICE, not \"\(text)\""
+            )
+            return nil
+        }
+        return .owntracks(device: text)
     }
 
     /// `post: URL` or `post: { url:, body: json|text, headers: {...}, timeout: }`.

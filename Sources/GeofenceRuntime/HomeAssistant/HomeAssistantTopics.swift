@@ -13,64 +13,86 @@ struct OutgoingMessage: Sendable, Equatable {
     var retain: Bool
 }
 
-/// What geofence tells Home Assistant through MQTT (with `--mqtt-publish`): per device, a retained
-/// state topic holding the place it is in (or `not_home`), and a retained discovery message
-/// that makes Home Assistant create a `device_tracker` for it
+/// What geofence tells Home Assistant through MQTT (with `--mqtt-publish`): per person, a retained
+/// state topic holding the place they are in (or `not_home`), and a retained discovery message
+/// that makes Home Assistant create a `device_tracker` for them
 /// (https://www.home-assistant.io/integrations/device_tracker.mqtt/).
 ///
-/// A device inside several places at once is reported in the one it entered last; after it
-/// leaves that one, in the one it entered before, and so on.
+/// The unit is the person `people:` declares for a device (`geofence/jane/state`, tracker
+/// `geofence_jane`), so that a phone and a watch give Home Assistant one tracker that moves as the
+/// rules see the person: the first of their devices in a place brings them in, the first one out
+/// takes them out, and a first determination that they are outside changes nothing another device
+/// said. A device no `people:` entry names is its own unit under its name
+/// (`geofence/jane/phone/state`).
+///
+/// Someone inside several places at once is reported in the one entered last; after they leave
+/// that one, in the one entered before, and so on.
 struct HomeAssistantTopics: Sendable {
     /// The discovery prefix Home Assistant listens on.
     static let discoveryPrefix = "homeassistant"
-    /// Where the state topics live: `geofence/USER/DEVICE/state`.
+    /// Where the state topics live: `geofence/PERSON/state` or `geofence/USER/DEVICE/state`.
     static let base = "geofence"
 
     private var inside: [String: [String]] = [:]
     private var announced: Set<String> = []
 
-    /// The topic holding `device`'s place.
-    static func stateTopic(_ device: String) -> String { "\(base)/\(device)/state" }
-    /// The topic holding `device`'s last event as JSON attributes.
-    static func attributesTopic(_ device: String) -> String { "\(base)/\(device)/attributes" }
+    /// The topic holding a tracker's place.
+    static func stateTopic(_ tracker: String) -> String { "\(base)/\(tracker)/state" }
+    /// The topic holding a tracker's last event as JSON attributes.
+    static func attributesTopic(_ tracker: String) -> String { "\(base)/\(tracker)/attributes" }
 
-    /// `device` as a Home Assistant object id: letters, digits and `_` only.
-    static func objectID(_ device: String) -> String {
-        "geofence_" + String(device.map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" })
+    /// A tracker name as a Home Assistant object id: letters, digits and `_` only.
+    static func objectID(_ tracker: String) -> String {
+        "geofence_" + String(tracker.map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" })
     }
 
-    /// The messages the place events of a committed batch give, in order: a device's discovery
+    /// The messages the place events of a committed batch give, in order: a tracker's discovery
     /// the first time it is seen in this run, then its state and attributes after each change.
-    mutating func messages(for events: [PlaceEvent]) -> [OutgoingMessage] {
+    mutating func messages(for events: [PlaceEvent], people: People = People()) -> [OutgoingMessage] {
         var messages: [OutgoingMessage] = []
         for event in events {
-            var places = inside[event.device] ?? []
-            places.removeAll { $0 == event.place }
-            if event.state == .satisfied { places.append(event.place) }
-            let before = inside[event.device]?.last
-            inside[event.device] = places
-            if announced.insert(event.device).inserted {
-                messages.append(HomeAssistantTopics.discovery(event.device))
-            } else if before == places.last, event.transition != .determined {
+            let person = people.declaredPerson(ofDevice: event.device)
+            let tracker = person ?? event.device
+            var places = inside[tracker] ?? []
+            let there = places.contains(event.place)
+            var moves = true
+            if person != nil {
+                // As the rules move a person (see `Pipeline`): a device that agrees changes nothing.
+                switch (event.state == .satisfied, event.transition) {
+                case (true, _) where there: moves = false
+                case (false, .exit) where !there: moves = false
+                case (false, .determined): moves = false
+                default: break
+                }
+            }
+            if moves {
+                places.removeAll { $0 == event.place }
+                if event.state == .satisfied { places.append(event.place) }
+            }
+            let before = inside[tracker]?.last
+            inside[tracker] = places
+            if announced.insert(tracker).inserted {
+                messages.append(HomeAssistantTopics.discovery(tracker))
+            } else if !moves || (before == places.last && event.transition != .determined) {
                 continue
             }
             messages.append(
                 OutgoingMessage(
-                    topic: HomeAssistantTopics.stateTopic(event.device), payload: places.last ?? "not_home",
+                    topic: HomeAssistantTopics.stateTopic(tracker), payload: places.last ?? "not_home",
                     retain: true))
             messages.append(
                 OutgoingMessage(
-                    topic: HomeAssistantTopics.attributesTopic(event.device), payload: attributes(event),
-                    retain: true))
+                    topic: HomeAssistantTopics.attributesTopic(tracker),
+                    payload: attributes(event, tracker: tracker), retain: true))
         }
         return messages
     }
 
-    private func attributes(_ event: PlaceEvent) -> String {
+    private func attributes(_ event: PlaceEvent, tracker: String) -> String {
         var object: [String: Any] = [
             "event": event.transition.rawValue, "event_place": event.place,
-            "event_time": EngineJSON.timestamp(event.date),
-            "inside": inside[event.device] ?? [],
+            "event_time": EngineJSON.timestamp(event.date), "event_device": event.device,
+            "inside": inside[tracker] ?? [],
         ]
         object["accuracy"] = event.accuracy
         let data = try? JSONSerialization.data(
@@ -78,14 +100,14 @@ struct HomeAssistantTopics: Sendable {
         return String(decoding: data ?? Data("{}".utf8), as: UTF8.self)
     }
 
-    /// The retained discovery message that makes Home Assistant create the device's tracker.
-    static func discovery(_ device: String) -> OutgoingMessage {
-        let id = objectID(device)
+    /// The retained discovery message that makes Home Assistant create a tracker.
+    static func discovery(_ tracker: String) -> OutgoingMessage {
+        let id = objectID(tracker)
         let object: [String: Any] = [
-            "name": device, "unique_id": id, "object_id": id,
-            "state_topic": stateTopic(device), "json_attributes_topic": attributesTopic(device),
+            "name": tracker, "unique_id": id, "object_id": id,
+            "state_topic": stateTopic(tracker), "json_attributes_topic": attributesTopic(tracker),
             "payload_home": "home", "payload_not_home": "not_home", "source_type": "gps",
-            "device": ["identifiers": [id], "name": device, "manufacturer": "geofence"],
+            "device": ["identifiers": [id], "name": tracker, "manufacturer": "geofence"],
         ]
         let data = try? JSONSerialization.data(
             withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])

@@ -231,6 +231,7 @@ public final class NATSRunner: @unchecked Sendable {
             let arrivedAt = configuration.history ? nil : message.storedAt
             if let output = work.pipeline.process(record, arrivedAt: arrivedAt) {
                 work.dirty.insert(output.device)
+                work.dirty.formUnion(output.alsoChanged)
                 batch.add(output, device: output.device)
             }
         case .success(nil):

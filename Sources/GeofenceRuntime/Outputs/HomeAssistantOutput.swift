@@ -2,7 +2,7 @@ import Foundation
 import GeofenceRules
 import Synchronization
 
-/// With `--mqtt-publish`: Home Assistant's view of each device, kept up to date from committed
+/// With `--mqtt-publish`: Home Assistant's view of each person (or device), kept up to date from committed
 /// place events as retained MQTT messages (``HomeAssistantTopics``), best effort.
 final class HomeAssistantOutput: RunOutput {
     /// The broker input's connection.
@@ -18,7 +18,7 @@ final class HomeAssistantOutput: RunOutput {
     func deliver(_ batch: CommittedBatch) {
         let events = batch.outputs.flatMap(\.placeEvents)
         guard !events.isEmpty else { return }
-        let messages = topics.withLock { $0.messages(for: events) }
+        let messages = topics.withLock { $0.messages(for: events, people: batch.people) }
         for message in messages {
             if let failure = client.publish(
                 topic: message.topic, payload: Array(message.payload.utf8), retain: message.retain)

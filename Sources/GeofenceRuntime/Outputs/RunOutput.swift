@@ -10,6 +10,8 @@ struct CommittedBatch: Sendable {
     var rulesChangedAt: Date
     /// The running rules' places (for waypoints and each region's `wtst`).
     var places: [Place] = []
+    /// The running rules' `people:` (Home Assistant's trackers are per person).
+    var people = People()
 }
 
 /// Somewhere committed events go after the store has them: the printed log, transitions published

@@ -121,14 +121,18 @@ final class ActionExecutor: Sendable {
             case nil: finish(outbox.id, ActionOutcome(succeeded: true, message: "delivered"))
             case .post(let target): post(action, id: outbox.id, to: target)
             case .mqtt(let topic):
-                let payload = WebhookMessage.json(ActionExecutor.fields(action))
-                let failure =
-                    publisher.withLock { $0 }.map { $0(topic, payload) }
-                    ?? "no MQTT broker (--mqtt) to publish to"
-                if let failure { log.warning("reminder \(outbox.id) to MQTT topic \(topic): \(failure)") }
-                finish(
-                    outbox.id,
-                    ActionOutcome(succeeded: failure == nil, message: failure ?? "published to \(topic)"))
+                publish(outbox.id, WebhookMessage.json(ActionExecutor.fields(action)), to: topic)
+            case .owntracks(let device):
+                let device = device ?? action.device
+                guard device.split(separator: "/", omittingEmptySubsequences: false).count == 2 else {
+                    let failure = "device \(device) has no OwnTracks topic (its name is not USER/DEVICE)"
+                    log.warning("reminder \(outbox.id): \(failure)")
+                    finish(outbox.id, ActionOutcome(succeeded: false, message: failure))
+                    return
+                }
+                publish(
+                    outbox.id, OwnTracksNotification.command(ActionExecutor.fields(action)),
+                    to: OwnTracksNotification.topic(device: device))
             }
         case .post(let target):
             say(action, "post to \(WebhookClient.redacted(target.url))")
@@ -153,6 +157,14 @@ final class ActionExecutor: Sendable {
                 log.warning("hook \(action.id) not started: stopping; it runs at the next start")
             }
         }
+    }
+
+    /// Publishes a reminder through the `--mqtt` broker's connection and marks it done.
+    private func publish(_ id: String, _ payload: [UInt8], to topic: String) {
+        let failure =
+            publisher.withLock { $0 }.map { $0(topic, payload) } ?? "no MQTT broker (--mqtt) to publish to"
+        if let failure { log.warning("reminder \(id) to MQTT topic \(topic): \(failure)") }
+        finish(id, ActionOutcome(succeeded: failure == nil, message: failure ?? "published to \(topic)"))
     }
 
     /// Hands a post to the sender, which marks it done (or failed) when it has been answered.

@@ -20,6 +20,8 @@ struct Batch {
         outputs.append(output)
         self.evidence.append(evidence)
         if let device { changedDevices.insert(device) } else { engineChanged = true }
+        // The person's other devices, which hold the same rules (see `Pipeline`).
+        changedDevices.formUnion(output.alsoChanged)
     }
 
     /// The store step; actions whose evidence is too old for `policy` are in it as skipped.

@@ -524,7 +524,8 @@ public final class Runner {
             // Only now may the phones that posted these lines be told 200.
             for ticket in batch.tickets { ticket.resolve(.committed) }
             let delivered = CommittedBatch(
-                outputs: batch.outputs, rulesChangedAt: rulesChangedAt, places: pipeline.rules.places)
+                outputs: batch.outputs, rulesChangedAt: rulesChangedAt, places: pipeline.rules.places,
+                people: pipeline.rules.people)
             for output in outputs { output.deliver(delivered) }
             for action in step.actions {
                 if action.status == .skipped {
