@@ -50,6 +50,72 @@ struct HomeAssistantAndWaypointTests {
         #expect(!day.contains { $0.topic.hasSuffix("/config") })
     }
 
+    /// Where `people:` declares a person, Home Assistant gets one tracker for them, moved as the
+    /// rules move a person: the first device in brings them in, the first one out takes them out,
+    /// and a device that agrees (the watch arriving after the phone, a tablet determined outside)
+    /// publishes nothing. An undeclared device keeps its own tracker.
+    @Test func aPersonWithAPhoneAndAWatchIsOneTracker() throws {
+        let people = try rules("people:\n  jane: [jane/phone, jane/watch]").people
+        var topics = HomeAssistantTopics()
+        let start = topics.messages(
+            for: [
+                try event("jane/phone", "home", "determined", inside: true, second: 1),
+                try event("jane/watch", "home", "determined", inside: false, second: 2),
+                try event("bob/phone", "home", "determined", inside: true, second: 3),
+            ], people: people)
+        #expect(
+            start.map(\.topic) == [
+                "homeassistant/device_tracker/geofence_jane/config", "geofence/jane/state",
+                "geofence/jane/attributes", "homeassistant/device_tracker/geofence_bob_phone/config",
+                "geofence/bob/phone/state", "geofence/bob/phone/attributes",
+            ])
+        let discovery = try #require(
+            try JSONSerialization.jsonObject(with: Data(start[0].payload.utf8)) as? [String: Any])
+        #expect(discovery["name"] as? String == "jane")
+        #expect(discovery["state_topic"] as? String == "geofence/jane/state")
+        #expect(start[1].payload == "home")
+
+        let day = topics.messages(
+            for: [
+                try event("jane/phone", "home", "exit", inside: false, second: 10),
+                try event("jane/watch", "work", "enter", inside: true, second: 20),
+                try event("jane/phone", "work", "enter", inside: true, second: 21),
+                try event("jane/phone", "work", "exit", inside: false, second: 30),
+                try event("jane/watch", "work", "exit", inside: false, second: 31),
+                try event("jane/watch", "home", "enter", inside: true, second: 40),
+                try event("jane/phone", "home", "enter", inside: true, second: 41),
+            ], people: people)
+        let states = day.filter { $0.topic == "geofence/jane/state" }.map(\.payload)
+        #expect(states == ["not_home", "work", "not_home", "home"])
+        let last = try #require(day.last { $0.topic == "geofence/jane/attributes" })
+        let attributes = try #require(
+            try JSONSerialization.jsonObject(with: Data(last.payload.utf8)) as? [String: Any])
+        #expect(attributes["event_device"] as? String == "jane/watch")
+        #expect(!day.contains { $0.topic.contains("jane/phone") || $0.topic.contains("jane/watch") })
+    }
+
+    /// A reminder to the phone is the OwnTracks `cmd` the iOS app shows: `action` with the
+    /// reminder as `notification` and what happened as the Featured Content.
+    @Test func aReminderToThePhoneIsAnOwnTracksActionCommand() throws {
+        let payload = OwnTracksNotification.command([
+            .message: "Buy milk", .device: "jane/phone", .place: "work", .transition: "enter",
+            .time: "2026-03-03T08:40:00Z",
+        ])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any])
+        #expect(object["_type"] as? String == "cmd")
+        #expect(object["action"] as? String == "action")
+        #expect(object["notification"] as? String == "Buy milk")
+        #expect(object["content"] as? String == "Buy milk\n\njane/phone entered work at 2026-03-03T08:40:00Z")
+        #expect(OwnTracksNotification.topic(device: "jane/phone") == "owntracks/jane/phone/cmd")
+    }
+
+    private func rules(_ yaml: String) throws -> RulesFile {
+        switch RulesLoader.parse(yaml, file: "rules.yaml", baseDirectory: URL(fileURLWithPath: "/tmp")) {
+        case .success(let rules): return rules
+        case .failure(let error): throw error
+        }
+    }
+
     private func places(_ yaml: String) throws -> [Place] {
         switch RulesLoader.parse(yaml, file: "rules.yaml", baseDirectory: URL(fileURLWithPath: "/tmp")) {
         case .success(let rules): return rules.places
