@@ -114,6 +114,54 @@ import GeofenceInput
         #expect(outputs.flatMap(\.commutes).map(\.id) == phoneOnly.flatMap(\.commutes).map(\.id))
     }
 
+    /// After a reload that moves work, both devices find themselves outside it (their monitors
+    /// are new): the person is no longer at work, so walking into the new work is an arrival.
+    @Test func aReloadThatMovesAPlaceTakesThePersonOutOfIt() throws {
+        let day = SyntheticDay()
+        let home = day.coordinate(of: .home)
+        func rules(workNorth: Double) throws -> RulesFile {
+            let work = day.coordinate(east: 5000, north: workNorth)
+            return try RulesLoader.parse(
+                """
+                people: { jane: [jane/phone, jane/watch] }
+                places:
+                  home: { center: [\(home.latitude), \(home.longitude)], radius: 150 }
+                  work: { center: [\(work.latitude), \(work.longitude)], radius: 150 }
+                rules:
+                  - { name: at work, on: enter work, log: true }
+                """, file: "rules.yaml", baseDirectory: URL(fileURLWithPath: "/tmp")
+            ).get()
+        }
+        let noon = day.date(SyntheticDay.ClockTime(12, 0))
+        let morning = SyntheticDay(intervalSeconds: 60, seed: 1).fixes().filter { $0.timestamp < noon }
+        var pipeline = Pipeline(rules: try rules(workNorth: 0))
+        var fired: [FiredAction] = []
+        for fix in morning {
+            for device in ["jane/phone", "jane/watch"] {
+                var fix = fix
+                fix.deviceId = device
+                fired += pipeline.process(fix, arrivedAt: nil).actions
+            }
+        }
+        #expect(fired.count == 1, "one arrival at work in the morning")
+        #expect(pipeline.state.devices["jane/phone"]?.rules.insideSince["work"] != nil)
+
+        pipeline.replaceRules(try rules(workNorth: 2000))
+        let newWork = day.coordinate(east: 5000, north: 2000)
+        var afterReload: [FiredAction] = []
+        // Still at the old work for ten minutes, then at the new one for ten.
+        for minute in 0..<20 {
+            let place = minute < 10 ? day.coordinate(of: .work) : newWork
+            for (offset, device) in ["jane/phone", "jane/watch"].enumerated() {
+                let fix = Fix(
+                    timestamp: noon.addingTimeInterval(Double(minute * 60 + offset * 10)), coordinate: place,
+                    horizontalAccuracy: 10, deviceId: device)
+                afterReload += pipeline.process(fix, arrivedAt: nil).actions
+            }
+        }
+        #expect(afterReload.map(\.rule) == ["at work"], "\(afterReload.map(\.device))")
+    }
+
     /// A person's devices go to one shard, where the person's rules are.
     @Test func aPersonsDevicesShareOneShard() throws {
         let phone = SyntheticDay(intervalSeconds: 60, seed: 1).fixes()

@@ -49,6 +49,9 @@ public struct PipelineOutput: Sendable {
     /// The person's other devices whose saved state changed with this record: each holds a copy
     /// of the person's rules, so they must be saved with this device's.
     public var alsoChanged: [String] = []
+    /// Places this device was first found outside of while its person is inside them: the
+    /// person leaves them only if none of their other devices is inside either.
+    var determinedOutside: [String] = []
 
     /// Whether anything worth storing happened.
     public var isEmpty: Bool { events.isEmpty && visits.isEmpty && actions.isEmpty && commutes.isEmpty }
@@ -245,9 +248,18 @@ public struct Pipeline: Sendable {
         output.person = person
         let before = state.devices.values[index].rules
         body(&state.devices.values[index], &output)
+        let others = rules.people.devices(ofPerson: person).filter { $0 != name }
+        // A device that finds itself outside a place the person is in (a first determination,
+        // or again after a reload replaced its monitor) takes the person out only if no other
+        // device of theirs is inside; otherwise a stale stay would hide the next arrival.
+        for place in output.determinedOutside
+        where !others.contains(where: { state.devices[$0]?.monitor.record(for: place)?.state == .satisfied })
+        {
+            state.devices.values[index].rules.insideSince[place] = nil
+        }
         let after = state.devices.values[index].rules
         guard after != before else { return output }
-        for other in rules.people.devices(ofPerson: person) where other != name {
+        for other in others {
             guard let otherIndex = state.devices.index(forKey: other) else { continue }
             state.devices.values[otherIndex].rules = after
             output.alsoChanged.append(other)
@@ -388,13 +400,17 @@ extension DeviceEngine {
         // A person with several devices moves as the first of them: the first device in makes
         // the person enter, the first one out makes them leave, and a device that only agrees
         // with where the person already is changes nothing (a phone and a watch arriving home
-        // give one reminder; a tablet left at home does not hold its person there).
+        // give one reminder; a tablet left at home does not hold its person there). A device
+        // first found outside a place the person is in is settled in `withDevice`, which sees
+        // the person's other devices.
         if output.person != nil {
             let personInside = rules.insideSince[place] != nil
             switch kind {
             case .enter, .determined(inside: true): if personInside { return }
             case .exit: if !personInside { return }
-            case .determined(inside: false): return
+            case .determined(inside: false):
+                if personInside { output.determinedOutside.append(place) }
+                return
             default: break
             }
         }
