@@ -92,6 +92,15 @@ struct HomeAssistantAndWaypointTests {
             try JSONSerialization.jsonObject(with: Data(last.payload.utf8)) as? [String: Any])
         #expect(attributes["event_device"] as? String == "jane/watch")
         #expect(!day.contains { $0.topic.contains("jane/phone") || $0.topic.contains("jane/watch") })
+
+        // A reload gave both devices new monitors: the watch, first found outside home while
+        // the phone is still inside, changes nothing; the phone found outside too takes her out.
+        let reload = topics.messages(
+            for: [
+                try event("jane/watch", "home", "determined", inside: false, second: 50),
+                try event("jane/phone", "home", "determined", inside: false, second: 51),
+            ], people: people)
+        #expect(reload.filter { $0.topic == "geofence/jane/state" }.map(\.payload) == ["not_home"])
     }
 
     /// A reminder to the phone is the OwnTracks `cmd` the iOS app shows: `action` with the

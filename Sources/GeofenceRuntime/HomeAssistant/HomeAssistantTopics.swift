@@ -21,8 +21,8 @@ struct OutgoingMessage: Sendable, Equatable {
 /// The unit is the person `people:` declares for a device (`geofence/jane/state`, tracker
 /// `geofence_jane`), so that a phone and a watch give Home Assistant one tracker that moves as the
 /// rules see the person: the first of their devices in a place brings them in, the first one out
-/// takes them out, and a first determination that they are outside changes nothing another device
-/// said. A device no `people:` entry names is its own unit under its name
+/// takes them out, and a device first found outside a place takes them out of it only if none of
+/// their other devices is inside. A device no `people:` entry names is its own unit under its name
 /// (`geofence/jane/phone/state`).
 ///
 /// Someone inside several places at once is reported in the one entered last; after they leave
@@ -34,6 +34,8 @@ struct HomeAssistantTopics: Sendable {
     static let base = "geofence"
 
     private var inside: [String: [String]] = [:]
+    /// Device → the places its own events last said it is in.
+    private var deviceInside: [String: Set<String>] = [:]
     private var announced: Set<String> = []
 
     /// The topic holding a tracker's place.
@@ -55,13 +57,23 @@ struct HomeAssistantTopics: Sendable {
             let tracker = person ?? event.device
             var places = inside[tracker] ?? []
             let there = places.contains(event.place)
+            if event.state == .satisfied {
+                deviceInside[event.device, default: []].insert(event.place)
+            } else {
+                deviceInside[event.device]?.remove(event.place)
+            }
             var moves = true
-            if person != nil {
-                // As the rules move a person (see `Pipeline`): a device that agrees changes nothing.
+            if let person {
+                // As the rules move a person (see `Pipeline`): a device that agrees changes
+                // nothing, and one first found outside takes them out only if none of their
+                // other devices is inside.
+                let othersInside = people.devices(ofPerson: person).contains {
+                    $0 != event.device && deviceInside[$0]?.contains(event.place) == true
+                }
                 switch (event.state == .satisfied, event.transition) {
                 case (true, _) where there: moves = false
                 case (false, .exit) where !there: moves = false
-                case (false, .determined): moves = false
+                case (false, .determined): moves = there && !othersInside
                 default: break
                 }
             }
