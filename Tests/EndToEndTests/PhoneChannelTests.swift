@@ -120,3 +120,33 @@ extension EndToEnd {
                 == ["not_home", "home", "not_home", "work"])
     }
 }
+
+extension EndToEnd {
+    /// A run without `--mqtt` whose rules send reminders through MQTT says so at start, and each
+    /// such reminder is printed and ends failed with the reason.
+    @Test func remindersThroughMQTTWithoutABrokerAreAnnouncedAndFail() throws {
+        let scratch = try TemporaryDirectory("phone-channel-no-broker")
+        try scratch.write("rules.yaml", JanesDevices.rules)
+        let start = Int(Date().timeIntervalSince1970) - 3600
+        let lines =
+            (JanesDevices.fixes(at: "home", start: start)
+            + JanesDevices.fixes(at: "work", start: start + 1800))
+            .map { "owntracks/jane/phone " + $0 }  // as `mosquitto_sub -v` prints them
+        try scratch.write("fixes.txt", lines.joined(separator: "\n") + "\n")
+        let run = try GeofenceProcess.run(
+            [
+                "run", "rules.yaml", "--input", "fixes.txt", "--history", "--fire-history", "--state",
+                scratch.file("state"),
+            ],
+            in: scratch.path, name: "run")
+        #expect(run.status == 0, "stderr:\n\(run.stderr)")
+        for channel in ["board", "phone"] {
+            #expect(
+                run.stderr.contains("channel \(channel) publishes through MQTT, but there is no --mqtt"),
+                "\(run.stderr)")
+        }
+        #expect(run.stdout.contains("REMINDER: Buy milk"), "\(run.stdout)")
+        #expect(run.stderr.contains("no MQTT broker (--mqtt) to publish to"), "\(run.stderr)")
+        #expect(run.stderr.contains("2 actions: 0 succeeded, 2 failed"), "\(run.stderr)")
+    }
+}

@@ -32,6 +32,14 @@ public enum Channel: Sendable, Hashable, Codable {
     /// when it is `nil`, to the device the event is about.
     case owntracks(device: String?)
 
+    /// Whether it publishes through the `--mqtt` broker.
+    public var needsBroker: Bool {
+        switch self {
+        case .post: false
+        case .mqtt, .owntracks: true
+        }
+    }
+
     /// The channel as words, for `check`.
     public var summary: String {
         switch self {

@@ -109,6 +109,12 @@ public final class Runner {
         for case let mqtt as MQTTInput in inputs {
             if let publish = mqtt.publisher() { executor.setPublisher(publish) }
         }
+        if configuration.mqtt == nil {
+            for name in rules.channels.keys.sorted() where rules.channels[name]?.needsBroker == true {
+                log.warning(
+                    "channel \(name) publishes through MQTT, but there is no --mqtt: its reminders will fail")
+            }
+        }
         self.outputs = outputs
     }
 
