@@ -34,8 +34,33 @@ private enum JanesDevices {
     }
 }
 
+/// `mosquitto_sub` as Jane's phone: a persistent session (`-c`) under the client id the app
+/// would use, subscribed to its command topic; `arguments` say when it ends.
+private func phoneSession(_ broker: Broker, _ arguments: [String], output: String) throws -> Int32 {
+    guard FileManager.default.createFile(atPath: output, contents: nil),
+        let handle = FileHandle(forWritingAtPath: output)
+    else { throw HarnessError("cannot create \(output)") }
+    defer { try? handle.close() }
+    let child = Process()
+    child.executableURL = URL(fileURLWithPath: try mosquittoProgram("mosquitto_sub"))
+    child.arguments =
+        [
+            "-h", "127.0.0.1", "-p", String(broker.port), "-q", "1", "-c", "-i", "jane-phone", "-v", "-t",
+            "owntracks/jane/phone/cmd",
+        ] + arguments
+    child.standardInput = FileHandle.nullDevice
+    child.standardOutput = handle
+    child.standardError = handle
+    try child.run()
+    defer { if child.isRunning { kill(child.processIdentifier, SIGKILL) } }
+    try waitUntil("mosquitto_sub as the phone to end", seconds: 60) { !child.isRunning }
+    child.waitUntilExit()
+    return child.terminationStatus
+}
+
 extension EndToEnd {
-    /// Subscribing as the phone (`owntracks/jane/phone/cmd`), as a family dashboard
+    /// Subscribing as the phone (a persistent session on `owntracks/jane/phone/cmd`, away while
+    /// geofence sends, back afterwards), as a family dashboard
     /// (`family/reminders`) and as Home Assistant (`homeassistant/#`, `geofence/#`): each device
     /// gets the places as `setWaypoints` (`--mqtt-waypoints`); Jane, arriving at work with both
     /// devices, gets one notification on the device that arrived first and one message on the
@@ -47,6 +72,8 @@ extension EndToEnd {
         let received = scratch.file("received.txt")
         let listener = try broker.subscribe("#", client: "phone-and-home-assistant", to: received)
         defer { end(listener) }
+        // The phone subscribes once and goes away: what is sent to it waits in its session.
+        #expect(try phoneSession(broker, ["-E"], output: scratch.file("phone-subscribed.txt")) == 0)
         let client = "geofence-e2e-phone"
         let run = try GeofenceProcess(
             [
@@ -104,6 +131,16 @@ extension EndToEnd {
         #expect(notifications.count == 1, "\(lines)")
         #expect(notifications.first?["notification"] as? String == "Buy milk")
         #expect((notifications.first?["content"] as? String)?.contains("jane/phone entered work") == true)
+        // The phone, back online with its session, gets what waited for it: the waypoints,
+        // then the reminder.
+        let phone = scratch.file("phone.txt")
+        #expect(
+            try phoneSession(broker, ["-C", "2", "-W", "30"], output: phone) == 0,
+            "\(TemporaryDirectory.read(phone))")
+        let queued = TemporaryDirectory.lines(phone)
+        #expect(queued.count == 2, "\(queued)")
+        #expect(queued.first?.contains(#""action":"setWaypoints""#) == true, "\(queued)")
+        #expect(queued.last?.contains(#""notification":"Buy milk""#) == true, "\(queued)")
         // The board's channel: the reminder as JSON, once.
         let board = try objects("family/reminders")
         #expect(board.count == 1, "\(lines)")

@@ -9,7 +9,8 @@ public struct DeviceEngine: Sendable, Codable {
     public var monitor: MonitorEngine
     /// The stay-point detector, when the rules use visits.
     public var detector: VisitDetector?
-    /// Cooldowns, reminders, stays and commutes.
+    /// Cooldowns, reminders, stays and commutes: the device's own, or, for a device of a person
+    /// `people:` gives several, a copy of the person's that every one of their devices holds.
     public var rules: RuleState
     /// Place → arrival of the visit going on there, to pair visit starts and ends.
     var openVisits: [String: Date] = [:]

@@ -1,6 +1,7 @@
 import Foundation
 
-/// What the rules remember for one device between occurrences: cooldowns, reminders delivered,
+/// What the rules remember for one device (or one person with several, see ``Pipeline``) between
+/// occurrences: cooldowns, reminders delivered,
 /// stays for dwell, commutes under way. It is saved with the monitor so that a restart neither
 /// repeats nor forgets.
 public struct RuleState: Sendable, Codable, Equatable {
