@@ -1,9 +1,8 @@
 import Foundation
 
 /// What the rules remember for one device (or one person with several, see ``Pipeline``) between
-/// occurrences: cooldowns, reminders delivered,
-/// stays for dwell, commutes under way. It is saved with the monitor so that a restart neither
-/// repeats nor forgets.
+/// occurrences: cooldowns, reminders delivered, stays for dwell, commutes under way. It is saved
+/// with the monitor so that a restart neither repeats nor forgets.
 public struct RuleState: Sendable, Codable, Equatable {
     /// Rule name → when it last fired (for cooldowns).
     var lastFired: [String: Date] = [:]
