@@ -212,6 +212,15 @@ public struct Pipeline: Sendable {
     /// alias becomes the device's one name), so a phone is one device however its fixes arrive.
     public mutating func process(_ fix: Fix, arrivedAt: Date?) -> PipelineOutput {
         let name = rules.people.device(fix.deviceId ?? fix.label ?? Pipeline.defaultDevice)
+        guard rules.people.sharesRules else {
+            // The path of almost every fix: no person's rules to share, nothing to copy.
+            let index = deviceIndex(named: name)
+            var output = PipelineOutput(device: name)
+            state.devices.values[index].ingest(
+                fix, arrivedAt: arrivedAt, evaluator: evaluator, places: places(forDevice: name),
+                output: &output)
+            return output
+        }
         let places = places(forDevice: name)
         let evaluator = evaluator
         return withDevice(named: name) { device, output in
@@ -247,8 +256,10 @@ public struct Pipeline: Sendable {
             return output
         }
         output.person = person
-        let before = state.devices.values[index].rules
         body(&state.devices.values[index], &output)
+        // The rules change only with what a record produces (an event, a visit, an action, a
+        // commute): a fix that produced nothing leaves them, and the other devices, as they were.
+        guard !output.isEmpty || !output.placeEvents.isEmpty else { return output }
         let others = rules.people.devices(ofPerson: person).filter { $0 != name }
         // A device that finds itself outside a place the person is in (a first determination,
         // or again after a reload replaced its monitor) takes the person out only if no other
@@ -259,7 +270,6 @@ public struct Pipeline: Sendable {
             state.devices.values[index].rules.insideSince[place] = nil
         }
         let after = state.devices.values[index].rules
-        guard after != before else { return output }
         for other in others {
             guard let otherIndex = state.devices.index(forKey: other) else { continue }
             state.devices.values[otherIndex].rules = after

@@ -19,6 +19,11 @@ public struct People: Sendable, Equatable {
     public private(set) var declared: [String] = []
     /// Person → their declared devices, in file order.
     private var devicesByPerson: [String: [String]] = [:]
+    /// Whether some person has more than one device (and so rules shared between them); when
+    /// not, the engine's per-fix path asks nothing more.
+    public private(set) var sharesRules = false
+    /// Device → its person, for the devices of people with more than one (one lookup a fix).
+    private var sharingPersonByDevice: [String: String] = [:]
 
     /// No declarations: every device is named as it arrives.
     public init() {}
@@ -29,6 +34,10 @@ public struct People: Sendable, Equatable {
         personByDevice[device] = person
         if !(devicesByPerson[person] ?? []).contains(device) {
             devicesByPerson[person, default: []].append(device)
+        }
+        if let devices = devicesByPerson[person], devices.count > 1 {
+            sharesRules = true
+            for shared in devices { sharingPersonByDevice[shared] = person }
         }
         deviceByName[device] = device
         for alias in aliases { deviceByName[alias] = device }
@@ -49,10 +58,7 @@ public struct People: Sendable, Equatable {
     /// The person whose rules a device shares with their other devices: one `people:` declares
     /// with more than one device; `nil` for every other device, whose rules are its own.
     public func sharingPerson(ofDevice device: String) -> String? {
-        guard let person = personByDevice[device], (devicesByPerson[person]?.count ?? 0) > 1 else {
-            return nil
-        }
-        return person
+        sharesRules ? sharingPersonByDevice[device] : nil
     }
 
     /// The person who carries a device (given by its one name).
