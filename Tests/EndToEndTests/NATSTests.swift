@@ -1,5 +1,5 @@
 import Foundation
-import GeofenceRuntime
+@testable import GeofenceRuntime
 import TestSupport
 import Testing
 
@@ -308,5 +308,54 @@ extension EndToEnd {
         }
         print(lines.joined(separator: "\n"))
         #expect(lines.count == 3)
+    }
+}
+
+extension EndToEnd {
+    /// The lease keeper renews on its own thread while the engine's loop is busy for longer than
+    /// a lease (here the test's thread sleeping through two and a half lease times), and closes
+    /// the fence once another engine holds the lease or renewals fail (the server killed).
+    @Test func leasesAreRenewedWhileTheLoopIsBusyAndTheFenceClosesWhenTheyCannotBe() throws {
+        let scratch = try TemporaryDirectory("nats-keeper")
+        let cluster = try NATSCluster(nodes: 1, partitions: 2, in: scratch)
+        let jetStream = try JetStream(
+            servers: try NATSSettings.servers(fromURL: cluster.url), name: "keeper test")
+        defer { jetStream.close() }
+        let bucket = try jetStream.keyValue(bucket: "KEEPER", replicas: 1)
+        let start = ProcessInfo.processInfo.systemUptime
+        let clock: @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime - start }
+        let keeper = LeaseKeeper(
+            bucket: bucket, engine: "k1", leaseSeconds: 4, log: RunLog(verbose: false), clock: clock)
+        var first: [Int: UInt64] = [:]
+        for partition in 0..<2 {
+            let sentAt = clock()
+            first[partition] = try #require(
+                try bucket.create(PartitionSnapshot.leaseKey(partition: partition), Array("k1".utf8)))
+            keeper.hold(partition, revision: first[partition]!, sentAt: sentAt)
+        }
+        keeper.start()
+        defer { keeper.stop() }
+        Thread.sleep(forTimeInterval: 10)
+        for partition in 0..<2 {
+            let entry = try #require(try bucket.get(PartitionSnapshot.leaseKey(partition: partition)))
+            #expect(String(decoding: entry.value, as: UTF8.self) == "k1")
+            // A renewal every second: several while the loop slept (at least two, on any load).
+            #expect(entry.revision >= first[partition]! + 4, "renewed only to \(entry.revision)")
+        }
+
+        // Another engine takes partition 0 (as after an expiry): the next renewal finds it lost.
+        try waitUntil("k2 to write lease 0", seconds: 60) {
+            guard let entry = try bucket.get(PartitionSnapshot.leaseKey(partition: 0)) else { return false }
+            return try bucket.update(
+                PartitionSnapshot.leaseKey(partition: 0), Array("k2".utf8), revision: entry.revision) != nil
+        }
+        try waitUntil("the keeper to find lease 0 lost", seconds: 60) { keeper.lost == [0] }
+        #expect(!keeper.mayCommit(0))
+        #expect(keeper.lease(1)?.lost == false)
+
+        // The server gone: renewals fail, and the fence closes on partition 1 too.
+        try cluster.kill(node: 0)
+        try waitUntil("the fence to close without renewals", seconds: 60) { !keeper.mayCommit(1) }
+        #expect(keeper.lost == [0], "a failed renewal is not a lost lease")
     }
 }
