@@ -90,7 +90,10 @@ final class LeaseKeeper: @unchecked Sendable {
         round.lock()
         defer { round.unlock() }
         renewMembership()
-        for partition in held.withLock({ Array($0.keys) }).sorted() { renewHeld(partition) }
+        // Stopping ends the round early: with the servers away each renewal waits for a timeout.
+        for partition in held.withLock({ Array($0.keys) }).sorted() where !stopping.withLock({ $0 }) {
+            renewHeld(partition)
+        }
     }
 
     /// Writes `member.ENGINE` again: other engines count this one alive while its revision moves.
