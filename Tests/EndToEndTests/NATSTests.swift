@@ -246,12 +246,20 @@ extension EndToEnd {
                     && e1Partitions.contains { line.contains("partition \($0):") }
             }
         }
+        // Partitions that moved besides the takeover, and why (for the README's account).
+        let moves = engines[1...].flatMap { engine in
+            engine.stderr.split(separator: "\n").filter { line in
+                line.contains("lease lost") || line.contains(": released") || line.contains("cannot renew")
+            }
+        }
         print(
             """
             NATS fail-over run: \(devices) devices, \(total) fixes, \(events) events, \(actions) actions; \
             \(partitions) partitions, 3 engines, 3 nodes
               e1 owned \(e1Partitions.sorted()); taken over \(String(format: "%.1f", (takenAt ?? killedAt).timeIntervalSince(killedAt))) s after the kill (polled)
               \(firstEvents.joined(separator: "\n  "))
+              e2 and e3: leases lost, released or not renewed (whole run): \(moves.count)
+              \(moves.prefix(10).joined(separator: "\n  "))
               events committed by more than one engine (published again, dropped by JetStream): \(stored.count - Set(stored).count)
               whole run \(String(format: "%.1f", finished.timeIntervalSince(started))) s
             """)
