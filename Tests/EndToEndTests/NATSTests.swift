@@ -175,6 +175,15 @@ extension EndToEnd {
                 try NATSRun.engine(name, cluster: cluster, partitions: partitions, replicas: 3, in: scratch))
         }
         for engine in engines { try NATSFleet.waitUntilReady(engine) }
+        // Nothing is published until the leases have settled, each engine holding its share: an
+        // engine that claims late (a sanitizer build) may otherwise find its partitions read past
+        // the morning's crossings, with no event left for it before the kill.
+        try waitUntil(
+            "each engine to hold \(partitions / names.count) partitions\n"
+                + engines.map(\.stderr).joined(separator: "\n---\n"), seconds: 180
+        ) {
+            engines.allSatisfy { NATSRun.held(by: $0).count == partitions / names.count }
+        }
 
         // Two thirds of the day, then kill an engine while it works through them.
         let total = fleet.messages.count
