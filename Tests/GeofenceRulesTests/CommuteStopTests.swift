@@ -23,7 +23,8 @@ import Testing
             \(gym)rules:
             \(commutes)
             """
-        return try RulesLoader.parse(text, file: "stops.yaml", baseDirectory: URL(fileURLWithPath: "/tmp")).get()
+        return try RulesLoader.parse(text, file: "stops.yaml", baseDirectory: URL(fileURLWithPath: "/tmp"))
+            .get()
     }
 
     func replay(_ fixes: [Fix], rules: RulesFile) -> [PipelineOutput] {
@@ -80,7 +81,8 @@ import Testing
     @Test(arguments: [60, 900] as [Double])
     func aStopWithinTheAllowanceKeepsTheCommuteWhole(interval: Double) throws {
         let rules = try rules(
-            "  - { name: evening, commute: { from: work, to: home, between: [\"16:00\", \"21:00\"], stops: 90m }, log: true }")
+            "  - { name: evening, commute: { from: work, to: home, between: [\"16:00\", \"21:00\"], stops: 90m }, log: true }"
+        )
         let day = SyntheticDay(intervalSeconds: interval)
         let commutes = replay(day.fixes(), rules: rules).flatMap(\.commutes)
         let evening = try #require(commutes.first)
@@ -97,7 +99,8 @@ import Testing
     @Test(arguments: [60, 900] as [Double])
     func aStopLongerThanTheAllowanceAbandonsTheCommuteWhenItOutlastsIt(interval: Double) throws {
         let rules = try rules(
-            "  - { name: evening, commute: { from: work, to: home, between: [\"16:00\", \"21:00\"], stops: 30m }, log: true }")
+            "  - { name: evening, commute: { from: work, to: home, between: [\"16:00\", \"21:00\"], stops: 30m }, log: true }"
+        )
         let day = SyntheticDay(intervalSeconds: interval)
         let outputs = replay(day.fixes(), rules: rules)
         let evening = try #require(outputs.flatMap(\.commutes).first)
@@ -112,7 +115,8 @@ import Testing
     @Test(arguments: [60, 900] as [Double])
     func aStopAnywhereOnTheWayCounts(interval: Double) throws {
         let rules = try rules(
-            "  - { name: evening, commute: { from: work, to: home, between: [\"16:00\", \"21:00\"] }, log: true }", gymIsAPlace: false)
+            "  - { name: evening, commute: { from: work, to: home, between: [\"16:00\", \"21:00\"] }, log: true }",
+            gymIsAPlace: false)
         #expect(rules.visits == nil)
         let outputs = replay(SyntheticDay(intervalSeconds: interval).fixes(), rules: rules)
         let evening = try #require(outputs.flatMap(\.commutes).first)
@@ -153,7 +157,8 @@ import Testing
     /// A saved state goes on judging stops after a restart: the stopped time is in the state.
     @Test func theStoppedTimeSurvivesASaveAndRestore() throws {
         let rules = try rules(
-            "  - { name: evening, commute: { from: work, to: home, between: [\"16:00\", \"21:00\"], stops: 90m }, log: true }")
+            "  - { name: evening, commute: { from: work, to: home, between: [\"16:00\", \"21:00\"], stops: 90m }, log: true }"
+        )
         let fixes = SyntheticDay(intervalSeconds: 300).fixes()
         let whole = replay(fixes, rules: rules).flatMap(\.commutes)
         let cut = fixes.firstIndex { $0.timestamp > SyntheticDay().date(.init(18, 55)) } ?? 0

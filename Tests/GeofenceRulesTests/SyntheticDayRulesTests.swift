@@ -58,7 +58,8 @@ import Testing
         #expect(evening.status == .abandoned)
         for (estimate, truth) in [
             (morning.start, leaveHome), (try #require(morning.end), reachWork),
-            (evening.start, leaveWork), (fromTheGym.start, leaveGym), (try #require(fromTheGym.end), reachHome),
+            (evening.start, leaveWork), (fromTheGym.start, leaveGym),
+            (try #require(fromTheGym.end), reachHome),
         ] {
             #expect(abs(estimate.timeIntervalSince(truth)) <= day.intervalSeconds, "\(estimate) vs \(truth)")
         }

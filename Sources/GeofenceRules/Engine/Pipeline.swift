@@ -121,7 +121,8 @@ public struct Pipeline: Sendable {
             monitor.add(place.condition, identifier: place.name, hysteresis: rules.hysteresis(for: place))
         }
         return DeviceEngine(
-            monitor: monitor, detector: rules.stayDetectorConfiguration.map { VisitDetector(configuration: $0) },
+            monitor: monitor,
+            detector: rules.stayDetectorConfiguration.map { VisitDetector(configuration: $0) },
             rules: RuleState())
     }
 

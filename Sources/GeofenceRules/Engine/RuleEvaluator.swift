@@ -186,7 +186,9 @@ public struct RuleEvaluator: Sendable {
 
         /// Makes a stop.
         public init(coordinate: Coordinate, arrival: Date, lastSeen: Date, ended: Bool) {
-            (self.coordinate, self.arrival, self.lastSeen, self.ended) = (coordinate, arrival, lastSeen, ended)
+            (self.coordinate, self.arrival, self.lastSeen, self.ended) = (
+                coordinate, arrival, lastSeen, ended
+            )
         }
 
         /// The stop a visit report stands for; `lastSeen` is the last fix of a stay still going on
@@ -209,7 +211,8 @@ public struct RuleEvaluator: Sendable {
         guard !state.openCommutes.isEmpty else { return output }
         for rule in rules.rules {
             guard case .commute(let spec) = rule.trigger, var open = state.openCommutes[rule.name],
-                stop.arrival >= open.start, !isNear(stop.coordinate, spec.from), !isNear(stop.coordinate, spec.to)
+                stop.arrival >= open.start, !isNear(stop.coordinate, spec.from),
+                !isNear(stop.coordinate, spec.to)
             else { continue }
             let length = stop.lastSeen.timeIntervalSince(stop.arrival)
             if spec.maxStopSeconds == 0 || length > spec.maxStopSeconds {
