@@ -138,7 +138,7 @@ def report(name, f):
     print(f"{name}: {f['fixes']} fixes; trackintel {f['ti']} staypoints, geofence {f['gf']} visits")
     if f["ti"]:
         print(f"  trackintel's matched by geofence: {f['ti_matched']}/{f['ti']} "
-              f"({100 * f['ti_matched'] / f['ti']:.0f}%); unmatched: {f['trip']} trip counted, "
+              f"({100 * f['ti_matched'] / f['ti']:.0f}%); unmatched: {f['trip']} gap counted, "
               f"{f['ti_other']} other")
     if f["gf"]:
         print(f"  geofence's matched by trackintel: {f['gf_matched']}/{f['gf']} "
