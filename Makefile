@@ -42,7 +42,7 @@ test: setup
 	$(SWIFT) test --skip-build
 
 # The synthetic day (Examples/synthetic-day.ndjson, made by `geofence simulate day`) replayed
-# through the commute rules: the day's events, the reminder, the morning and evening commutes;
+# through the commute rules: the day's events, the reminder, the commutes (the evening one stopped at the gym);
 # then the same day as an HTML report.
 demo: setup
 	$(SWIFT) build -c release --product geofence
