@@ -131,7 +131,8 @@ public struct Pipeline: Sendable {
             monitor.add(place.condition, identifier: place.name, hysteresis: rules.hysteresis(for: place))
         }
         return DeviceEngine(
-            monitor: monitor, detector: rules.visitConfiguration.map { VisitDetector(configuration: $0) },
+            monitor: monitor,
+            detector: rules.stayDetectorConfiguration.map { VisitDetector(configuration: $0) },
             rules: RuleState())
     }
 
@@ -155,7 +156,8 @@ public struct Pipeline: Sendable {
                 fresh.monitor = device.monitor
             }
             fresh.detector =
-                newRules.visitConfiguration == old.visitConfiguration ? device.detector : fresh.detector
+                newRules.stayDetectorConfiguration == old.stayDetectorConfiguration
+                ? device.detector : fresh.detector
             fresh.rules = device.rules
             state.devices[name] = fresh
         }
@@ -193,9 +195,10 @@ public struct Pipeline: Sendable {
         }
     }
 
-    /// Advances every device's monitor clock to `date` (the engine's tick in a live run), applying
-    /// the changes that silence confirmed; see ``MonitorEngine/advance(to:)``. Replaying the same
-    /// fixes without ticks gives the same events, confirmed at the same deadlines.
+    /// Advances every device's clock to `date` (the engine's tick in a live run): the monitor
+    /// applies the changes that silence confirmed (see ``MonitorEngine/advance(to:)``), and the
+    /// dwell rules due by then fire (see ``RuleEvaluator/advanceClock(to:device:state:)``).
+    /// Replaying the same fixes without ticks gives the same events and actions, at the same dates.
     public mutating func advance(to date: Date) -> [PipelineOutput] {
         var outputs: [PipelineOutput] = []
         let evaluator = evaluator
@@ -203,7 +206,7 @@ public struct Pipeline: Sendable {
             let output = withDevice(named: name) { device, output in
                 device.advance(to: date, evaluator: evaluator, output: &output)
             }
-            if !output.events.isEmpty { outputs.append(output) }
+            if !output.isEmpty { outputs.append(output) }
         }
         return outputs
     }
@@ -256,10 +259,13 @@ public struct Pipeline: Sendable {
             return output
         }
         output.person = person
+        let before = state.devices.values[index].rules
         body(&state.devices.values[index], &output)
-        // The rules change only with what a record produces (an event, a visit, an action, a
-        // commute): a fix that produced nothing leaves them, and the other devices, as they were.
-        guard !output.isEmpty || !output.placeEvents.isEmpty else { return output }
+        // A record that produced something has usually changed the rules; one that produced
+        // nothing may still have (a stop noted on a commute under way), which the comparison
+        // tells (cheap when nothing was written: the storage is still shared).
+        guard !output.isEmpty || !output.placeEvents.isEmpty || state.devices.values[index].rules != before
+        else { return output }
         let others = rules.people.devices(ofPerson: person).filter { $0 != name }
         // A device that finds itself outside a place the person is in (a first determination,
         // or again after a reload replaced its monitor) takes the person out only if no other
@@ -342,10 +348,17 @@ extension DeviceEngine {
     ) {
         output.dropped = monitor.ingest(fix, arrivedAt: arrivedAt, into: &output.events)
         guard output.dropped == nil else { return }
-        for event in output.events { apply(event, evaluator: evaluator, output: &output) }
+        var visits: [Visit] = []
         if detector != nil {
-            output.visits = detector?.ingest(fix) ?? []
-            for visit in output.visits {
+            visits = detector?.ingest(fix) ?? []
+            // Stops first: a stop that ended with the fix that also confirms the arrival belongs
+            // to the commute that arrival completes.
+            observeStops(visits, evaluator: evaluator, output: &output)
+        }
+        for event in output.events { apply(event, evaluator: evaluator, output: &output) }
+        if evaluator.rules.visits != nil {
+            output.visits = visits
+            for visit in visits {
                 visitOccurrences(visit, evaluator: evaluator, places: places, output: &output)
             }
         }
@@ -356,6 +369,23 @@ extension DeviceEngine {
             kind: .tick, date: fix.timestamp, coordinate: fix.coordinate, accuracy: fix.horizontalAccuracy,
             device: output.device)
         output.collect(evaluator.handle(tick, state: &rules))
+    }
+
+    /// Judges the stays the detector reported, and the one going on, as stops on the way of the
+    /// commutes under way.
+    private mutating func observeStops(
+        _ visits: [Visit], evaluator: RuleEvaluator, output: inout PipelineOutput
+    ) {
+        guard !rules.openCommutes.isEmpty else { return }
+        var stops = visits.filter { $0.departure != nil }.compactMap { RuleEvaluator.Stop($0) }
+        if let current = detector?.currentVisit,
+            let stop = RuleEvaluator.Stop(current, lastSeen: detector?.currentVisitLastFix)
+        {
+            stops.append(stop)
+        }
+        for stop in stops {
+            output.collect(evaluator.observe(stop, device: output.device, state: &rules))
+        }
     }
 
     /// Applies the tracker's own decision about a place.
@@ -372,6 +402,7 @@ extension DeviceEngine {
     mutating func advance(to date: Date, evaluator: RuleEvaluator, output: inout PipelineOutput) {
         output.events = monitor.advance(to: date)
         for event in output.events { apply(event, evaluator: evaluator, output: &output) }
+        output.collect(evaluator.advanceClock(to: date, device: output.device, state: &rules))
     }
 
     /// A visit delivered by the tracker.
@@ -379,6 +410,9 @@ extension DeviceEngine {
         deliveredVisit visit: Visit, evaluator: RuleEvaluator, places: [Place], output: inout PipelineOutput
     ) {
         output.events = monitor.ingest(visit)
+        if let stop = RuleEvaluator.Stop(visit) {
+            output.collect(evaluator.observe(stop, device: output.device, state: &rules))
+        }
         for event in output.events { apply(event, evaluator: evaluator, output: &output) }
         output.visits = [visit]
         visitOccurrences(visit, evaluator: evaluator, places: places, output: &output)
@@ -387,7 +421,9 @@ extension DeviceEngine {
     /// Closes the stay the visit detector still holds.
     mutating func finish(evaluator: RuleEvaluator, places: [Place], output: inout PipelineOutput) {
         guard detector != nil else { return }
-        output.visits = detector?.finish() ?? []
+        let visits = detector?.finish() ?? []
+        guard evaluator.rules.visits != nil else { return }
+        output.visits = visits
         for visit in output.visits {
             visitOccurrences(visit, evaluator: evaluator, places: places, output: &output)
         }
@@ -400,6 +436,8 @@ extension DeviceEngine {
         let placeEvent = PlaceEvent(event, device: name)
         output.placeEvents.append(placeEvent)
         guard event.kind == .transition, inside || event.state == .unsatisfied else { return }
+        // The dwells a live clock fired before this change was confirmed fire first.
+        output.collect(evaluator.advanceClock(to: event.confirmedAt, device: name, state: &rules))
         let coordinate = event.fix?.coordinate ?? event.visit?.coordinate
         let accuracy = event.fix?.horizontalAccuracy ?? event.visit?.horizontalAccuracy
         let kind: Occurrence.Kind
