@@ -105,25 +105,3 @@ public struct Guards: Sendable, Equatable {
     /// No guards.
     public init() {}
 }
-
-/// Something a rule does.
-public enum RuleAction: Sendable, Equatable {
-    /// Append an NDJSON line to a file (a path relative to the rules file; `nil`: stdout only),
-    /// and print a readable line.
-    case log(path: String?)
-    /// Run a hook: an argument array, never a shell string.
-    case run(arguments: [String], timeoutSeconds: Double)
-    /// Deliver a reminder; once, unless it repeats; through `channel` (`to:`) as well as the log.
-    case remind(message: String, repeats: Bool, channel: Channel? = nil)
-    /// POST the event to an HTTP endpoint (a webhook: ntfy, Gotify, Home Assistant...).
-    case post(WebhookTarget)
-
-    /// Whether the action also fires for an abandoned commute. An abandoned commute is a record,
-    /// not a success, so only actions that record hear of it; a new action kind must choose here.
-    public var hearsAbandonedCommutes: Bool {
-        switch self {
-        case .log: true
-        case .run, .remind, .post: false
-        }
-    }
-}

@@ -73,20 +73,6 @@ extension TimeWindow {
     }
 }
 
-extension RuleAction {
-    /// The action as words.
-    public var summary: String {
-        switch self {
-        case .log(let path): path.map { "log to \($0)" } ?? "log"
-        case .run(let arguments, let timeout): "run \(arguments) (timeout \(RulesDuration.text(timeout)))"
-        case .remind(let message, let repeats, let channel):
-            "remind \"\(message)\"" + (repeats ? " every time" : " once")
-                + (channel.map { ", \($0.summary)" } ?? "")
-        case .post(let target): Channel.post(target).summary
-        }
-    }
-}
-
 /// Durations the way rules files write them (named so that it does not hide `Swift.Duration`).
 public enum RulesDuration {
     /// `90` → "1m30s", `7200` → "2h".
