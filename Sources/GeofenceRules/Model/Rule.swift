@@ -19,48 +19,6 @@ public struct Rule: Sendable {
     public var maxDelaySeconds: Double? = nil
 }
 
-/// What makes a rule fire.
-public enum Trigger: Sendable, Equatable {
-    /// The place's condition became satisfied.
-    case enter(place: String)
-    /// The place's condition became unsatisfied.
-    case exit(place: String)
-    /// The person has been inside the place for this long (once per stay).
-    case dwell(place: String, seconds: Double)
-    /// A visit (detected or delivered) started at the place.
-    case visitStart(place: String)
-    /// A visit at the place ended.
-    case visitEnd(place: String)
-    /// A commute from one place to another ended (or was abandoned).
-    case commute(CommuteSpec)
-    /// Something happened to the engine itself (started, stopped, input paused...).
-    case lifecycle(LifecycleKind)
-
-    /// The place the trigger is about, if any.
-    public var place: String? {
-        switch self {
-        case .enter(let place), .exit(let place), .dwell(let place, _), .visitStart(let place),
-            .visitEnd(let place):
-            place
-        case .commute, .lifecycle: nil
-        }
-    }
-
-    /// The transition the rule's actions report when the trigger fires (a commute's may instead be
-    /// ``Transition/commuteAbandoned``).
-    public var transition: Transition {
-        switch self {
-        case .enter: .enter
-        case .exit: .exit
-        case .dwell: .dwell
-        case .visitStart: .visitStart
-        case .visitEnd: .visitEnd
-        case .commute: .commute
-        case .lifecycle(let kind): .engine(kind)
-        }
-    }
-}
-
 /// The engine's own life-cycle events, which rules can trigger on.
 public enum LifecycleKind: String, Sendable, CaseIterable, Codable {
     /// The engine started.

@@ -30,23 +30,6 @@ extension RulesFile {
     }
 }
 
-extension Trigger {
-    /// The trigger as the user would write it.
-    public var summary: String {
-        switch self {
-        case .enter(let place): "enter \(place)"
-        case .exit(let place): "exit \(place)"
-        case .dwell(let place, let seconds): "dwell \(place) after \(RulesDuration.text(seconds))"
-        case .visitStart(let place): "visit start \(place)"
-        case .visitEnd(let place): "visit end \(place)"
-        case .commute(let spec):
-            "commute \(spec.from) to \(spec.to)" + (spec.window.map { " starting \($0.summary)" } ?? "")
-                + ", at most \(RulesDuration.text(spec.maxSeconds))"
-        case .lifecycle(let kind): "engine event \(kind.rawValue)"
-        }
-    }
-}
-
 extension Guards {
     /// The guards as words; empty when there are none.
     public var summary: String {

@@ -166,12 +166,7 @@ private struct Parser {
                 reader.error(node.mark, "rules must be a list of rules, not \(node.kindName)")
             }
         }
-        let needsVisits = rules.contains {
-            switch $0.trigger {
-            case .visitStart, .visitEnd: true
-            default: false
-            }
-        }
+        let needsVisits = rules.contains { $0.trigger.needsVisits }
         if visits == nil, needsVisits { visits = VisitSettings() }
         return RulesFile(
             path: path, timeZone: timeZone, profile: profile, hysteresis: hysteresis, filter: filter,
@@ -533,7 +528,8 @@ private struct Parser {
                 "\(context) has both on: and commute:; a commute is its own trigger")
             ok = false
         case (let on?, nil):
-            trigger = self.trigger(on, after: members["after"], context: context, places: places)
+            trigger = Trigger.read(
+                on: on, after: members["after"], context: context, places: places, reader: &reader)
         case (nil, let commute?):
             trigger = self.commute(commute, context: context, places: places)
         }
@@ -591,63 +587,6 @@ private struct Parser {
         return Rule(
             name: name, trigger: trigger, guards: guards, actions: actions, mark: node.mark,
             maxDelaySeconds: maxDelay)
-    }
-
-    mutating func trigger(_ node: YAMLNode, after: YAMLNode?, context: String, places: [String]) -> Trigger? {
-        guard let text = reader.string(node, field: "on") else { return nil }
-        let words = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-        func place(_ start: Int) -> String? {
-            let name = words.dropFirst(start).joined(separator: " ")
-            guard !name.isEmpty else {
-                reader.error(node.mark, "\(context): on: \"\(text)\" names no place")
-                return nil
-            }
-            guard places.contains(name) else {
-                reader.error(
-                    node.mark,
-                    "\(context): unknown place \"\(name)\"" + DidYouMean.hint(for: name, among: places))
-                return nil
-            }
-            return name
-        }
-        switch words.first?.lowercased() {
-        case "enter": return place(1).map { .enter(place: $0) }
-        case "exit", "leave": return place(1).map { .exit(place: $0) }
-        case "dwell":
-            guard let name = place(1) else { return nil }
-            guard let after else {
-                reader.error(node.mark, "\(context): on: dwell needs after: (how long inside, like 10m)")
-                return nil
-            }
-            return reader.duration(after, field: "after").map { .dwell(place: name, seconds: $0) }
-        case "visit" where words.count > 1 && ["start", "end"].contains(words[1].lowercased()):
-            guard let name = place(2) else { return nil }
-            return words[1].lowercased() == "start" ? .visitStart(place: name) : .visitEnd(place: name)
-        case "engine", "input", "rules", "tracking":
-            let phrase = words.joined(separator: "-").lowercased()
-            let aliases: [String: LifecycleKind] = [
-                "engine-started": .started, "engine-stopped": .stopped, "rules-reloaded": .rulesReloaded,
-                "input-failed": .inputFailed, "input-paused": .inputPaused, "input-resumed": .inputResumed,
-                "tracking-paused": .inputPaused, "tracking-resumed": .inputResumed,
-            ]
-            if let kind = aliases[phrase] { return .lifecycle(kind) }
-            reader.error(
-                node.mark,
-                "\(context): unknown trigger \"\(text)\""
-                    + DidYouMean.hint(
-                        for: words.joined(separator: " "),
-                        among: aliases.keys.sorted().map { $0.replacingOccurrences(of: "-", with: " ") }))
-            return nil
-        default:
-            let known = [
-                "enter", "exit", "dwell", "visit start", "visit end", "engine started", "input paused",
-            ]
-            reader.error(
-                node.mark,
-                "\(context): unknown trigger \"\(text)\": use enter PLACE, exit PLACE, dwell PLACE (with after:), visit start PLACE, visit end PLACE, or an engine event"
-                    + DidYouMean.hint(for: words.first ?? "", among: known))
-            return nil
-        }
     }
 
     mutating func commute(_ node: YAMLNode, context: String, places: [String]) -> Trigger? {
