@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import GeofenceSimulation
 
 /// The synthetic day and what `geofence replay` says it must produce.
 enum DayFixtures {
