@@ -13,8 +13,11 @@ enum RunCommand: Command {
     /// `--format` as ``SharedOptions/format`` reads it, with run's own help about GPX.
     static let lineFormat = Option(
         SharedOptions.format.spec.name, value: "FORMAT",
-        help: "auto (default), ndjson, owntracks, rec, csv, json, takeout, geojson, nmea, geolife, gpx "
-            + "or kml (a GPX or KML document is read whole, as recorded history; not with --follow)",
+        help: "auto (default), "
+            + SharedOptions.formatList(
+                InputFormat.allCases.filter { $0 != .auto && !$0.isXMLDocument }
+                    + InputFormat.allCases.filter(\.isXMLDocument))
+            + " (a GPX or KML document is read whole, as recorded history; not with --follow)",
         parse: SharedOptions.format.parse)
     static let pauseAfter = Option(
         "--pause-after", value: "DURATION", help: "report an input paused when no fix came for this long",
