@@ -81,12 +81,14 @@ public struct CommuteRecord: Sendable, Hashable, Codable {
     public var reason: String?
     /// How it ended.
     public var status: Status
+    /// The time spent in the stops it was allowed (the rule's `stops:`); `nil` when there was none.
+    public var stoppedSeconds: Double?
 
     /// Seconds from start to end, for completed commutes.
     public var durationSeconds: Double? { end.map { $0.timeIntervalSince(start) } }
 
     private enum CodingKeys: String, CodingKey {
-        case id, rule, device, from, to, start, end, reason, status, durationSeconds
+        case id, rule, device, from, to, start, end, reason, status, durationSeconds, stoppedSeconds
     }
 
     /// Encodes the value in the form `init(from:)` reads.
@@ -102,16 +104,18 @@ public struct CommuteRecord: Sendable, Hashable, Codable {
         try container.encodeIfPresent(durationSeconds, forKey: .durationSeconds)
         try container.encode(status, forKey: .status)
         try container.encodeIfPresent(reason, forKey: .reason)
+        try container.encodeIfPresent(stoppedSeconds, forKey: .stoppedSeconds)
     }
 
     /// Makes a record.
     public init(
         id: String, rule: String, device: String, from: String, to: String, start: Date, end: Date?,
         reason: String?,
-        status: Status
+        status: Status, stoppedSeconds: Double? = nil
     ) {
         (self.id, self.rule, self.device, self.from, self.to) = (id, rule, device, from, to)
         (self.start, self.end, self.reason, self.status) = (start, end, reason, status)
+        self.stoppedSeconds = stoppedSeconds
     }
 
     /// Decodes and checks a value written by `encode(to:)`.
@@ -126,7 +130,8 @@ public struct CommuteRecord: Sendable, Hashable, Codable {
             start: try container.decode(Date.self, forKey: .start),
             end: try container.decodeIfPresent(Date.self, forKey: .end),
             reason: try container.decodeIfPresent(String.self, forKey: .reason),
-            status: try container.decode(Status.self, forKey: .status))
+            status: try container.decode(Status.self, forKey: .status),
+            stoppedSeconds: try container.decodeIfPresent(Double.self, forKey: .stoppedSeconds))
     }
 }
 

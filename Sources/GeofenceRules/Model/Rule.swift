@@ -45,6 +45,9 @@ public struct CommuteSpec: Sendable, Equatable {
     public var window: TimeWindow?
     /// Longer than this and it is abandoned.
     public var maxSeconds: Double
+    /// The longest stop it may include (`stops:`): a stay on the way that lasts longer ends it as
+    /// abandoned. 0, the default, allows none (see ``RuleEvaluator/Stop``).
+    public var maxStopSeconds: Double = 0
 }
 
 /// Conditions on when a rule may fire.

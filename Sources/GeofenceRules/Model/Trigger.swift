@@ -62,6 +62,7 @@ extension Trigger {
         case .commute(let spec):
             "commute \(spec.from) to \(spec.to)" + (spec.window.map { " starting \($0.summary)" } ?? "")
                 + ", at most \(RulesDuration.text(spec.maxSeconds))"
+                + (spec.maxStopSeconds > 0 ? ", stops up to \(RulesDuration.text(spec.maxStopSeconds))" : "")
         case .lifecycle(let kind): "engine event \(kind.rawValue)"
         }
     }

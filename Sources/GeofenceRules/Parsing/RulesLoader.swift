@@ -77,7 +77,7 @@ private struct Parser {
     /// The people declared, for checking `who:` names.
     var people = People()
     static let whenKeys = ["days", "between", "once_a_day", "cooldown"]
-    static let commuteKeys = ["from", "to", "between", "max"]
+    static let commuteKeys = ["from", "to", "between", "max", "stops"]
 
     mutating func file(_ root: YAMLNode, path: String) -> RulesFile? {
         guard let top = reader.mapping(root, allowed: Parser.topKeys, context: "the rules file") else {
@@ -611,14 +611,17 @@ private struct Parser {
         if let n = members["between"] { window = reader.window(n, field: "between") }
         var max: Double? = 3 * 3600
         if let n = members["max"] { max = reader.duration(n, field: "max") }
-        guard let from, let to, let max else { return nil }
+        var stops: Double? = 0
+        if let n = members["stops"] { stops = reader.duration(n, field: "stops") }
+        guard let from, let to, let max, let stops else { return nil }
         if from == to {
             reader.error(
                 members["to"]?.mark ?? node.mark,
                 "\(context): a commute needs two different places, not \(from) to \(to)")
             return nil
         }
-        return .commute(CommuteSpec(from: from, to: to, window: window, maxSeconds: max))
+        return .commute(
+            CommuteSpec(from: from, to: to, window: window, maxSeconds: max, maxStopSeconds: stops))
     }
 
     mutating func days(_ node: YAMLNode) -> Set<Weekday>? {
