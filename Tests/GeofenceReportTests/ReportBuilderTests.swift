@@ -4,6 +4,7 @@ import GeofenceInput
 import GeofenceReport
 import GeofenceRules
 import Testing
+import GeofenceSimulation
 
 @Suite struct ReportBuilderTests {
     @Test func syntheticDaySummaryCountsFixesEventsAndCommutes() throws {

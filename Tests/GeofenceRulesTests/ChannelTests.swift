@@ -20,11 +20,11 @@ import Testing
     @Test func anOwnTracksChannelGoesToTheEventsDeviceOrANamedOne() throws {
         let own = try parse("  phone: { owntracks: device }").get()
         #expect(own.channels["phone"] == .owntracks(device: nil))
-        guard case .remind(_, _, let channel) = own.rules.first?.actions.first else {
+        guard case .remind(let remind) = own.rules.first?.actions.first else {
             Issue.record("the rule has no reminder")
             return
         }
-        #expect(channel == .owntracks(device: nil))
+        #expect(remind.channel == .owntracks(device: nil))
         #expect(own.summary.contains("send an OwnTracks notification to the device the event is about"))
         let janes = try parse("  phone: { owntracks: jane/phone }").get()
         #expect(janes.channels["phone"] == .owntracks(device: "jane/phone"))

@@ -1,5 +1,6 @@
 import Foundation
 import Geofence
+import GeofenceSimulation
 import Testing
 
 @testable import GeofenceRules

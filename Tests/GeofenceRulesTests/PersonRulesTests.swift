@@ -3,6 +3,7 @@ import Testing
 
 @testable import Geofence
 import GeofenceInput
+import GeofenceSimulation
 @testable import GeofenceRules
 
 /// A person with several devices is one for the rules: reminders, cooldowns, stays and commutes.

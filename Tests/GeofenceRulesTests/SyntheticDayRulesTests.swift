@@ -3,6 +3,7 @@ import Geofence
 import Testing
 
 @testable import GeofenceRules
+import GeofenceSimulation
 
 /// The rules of `Rules/commute.yaml` on the synthetic day, through the whole pipeline (filter,
 /// monitor, rules), as `geofence replay` and `geofence run` use it.

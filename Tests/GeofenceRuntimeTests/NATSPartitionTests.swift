@@ -5,6 +5,7 @@ import GeofenceRules
 import Testing
 
 @testable import GeofenceRuntime
+import GeofenceSimulation
 
 @Suite struct LeaseBookTests {
     private func book(_ engine: String, partitions: Int = 6) -> LeaseBook {

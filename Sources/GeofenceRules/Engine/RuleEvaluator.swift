@@ -297,9 +297,9 @@ public struct RuleEvaluator: Sendable {
         ])
         var fired = false
         for (index, action) in rule.actions.enumerated() {
-            if case .remind(_, let repeats, _) = action {
-                if !repeats, state.remindersDelivered.contains(rule.name) { continue }
-                if !repeats { state.remindersDelivered.insert(rule.name) }
+            if case .remind(let remind) = action {
+                if !remind.repeats, state.remindersDelivered.contains(rule.name) { continue }
+                if !remind.repeats { state.remindersDelivered.insert(rule.name) }
             }
             output.actions.append(
                 makeAction(
@@ -324,11 +324,11 @@ public struct RuleEvaluator: Sendable {
         coordinate: Coordinate?, accuracy: Double?, device: String, detail: String? = nil,
         commute: CommuteRecord? = nil
     ) -> FiredAction {
-        let kind = FiredAction.Kind(action)
+        let kind = action.fired
         var message = detail
         // The rule's reminder text is every one of its actions' message: a hook gets it as
         // GEOFENCE_MESSAGE, a post in its body.
-        for case .remind(let text, _, _) in rule.actions { message = text }
+        for case .remind(let remind) in rule.actions { message = remind.message }
         return FiredAction(
             id: "\(eventId)/\(index)", eventId: eventId, rule: rule.name, kind: kind, transition: transition,
             place: place,

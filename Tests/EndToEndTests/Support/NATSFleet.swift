@@ -3,6 +3,7 @@ import Geofence
 @testable import GeofenceRuntime
 import TestSupport
 import Testing
+import GeofenceSimulation
 
 #if canImport(Glibc)
     import Glibc
