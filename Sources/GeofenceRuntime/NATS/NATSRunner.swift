@@ -3,7 +3,6 @@ import Foundation
 import Geofence
 import GeofenceInput
 import GeofenceRules
-import Synchronization
 
 /// `geofence run --nats`: one of several engines sharing the partitions of a JetStream stream.
 ///
@@ -42,7 +41,7 @@ public final class NATSRunner: @unchecked Sendable {
     private let bucket: KeyValueBucket
     private var book: LeaseBook
     private var owned: [Int: PartitionWork] = [:]
-    private let signals = Mutex((stop: false, reload: false))
+    private let signals = Locked((stop: false, reload: false))
     private var signalSources: [any DispatchSourceSignal] = []
     /// The monotonic clock leases are judged by, at the start.
     private let started = ProcessInfo.processInfo.systemUptime

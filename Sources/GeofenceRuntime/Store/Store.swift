@@ -1,5 +1,4 @@
 public import Foundation
-import Synchronization
 
 /// The durable state of a geofence run: device states, the event log, commutes, delivered
 /// reminders, input positions, the outbox of actions and a log, in one SQLite database.
@@ -39,7 +38,7 @@ public final class Store: Sendable {
     public let directory: String
     /// The database file's path.
     public let databasePath: String
-    private let database: Mutex<SQLiteDatabase>
+    private let database: Locked<SQLiteDatabase>
     private let directoryLock: StateLock
 
     /// Opens the store in `directory`, creating the directory, the database and its tables as needed.
@@ -60,7 +59,7 @@ public final class Store: Sendable {
         // The -wal and -shm files exist by now; SQLite gives them the database's mode, and this
         // makes sure of it even if they were left behind by an older run with another mode.
         for suffix in ["-wal", "-shm"] { try StateDirectory.restrict(databasePath + suffix, mode: 0o600) }
-        database = Mutex(connection)
+        database = Locked(connection)
     }
 
     /// Closes the database and releases the state directory; every later call throws.
