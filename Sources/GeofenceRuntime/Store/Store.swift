@@ -51,11 +51,20 @@ public final class Store: Sendable {
         try StateDirectory.create(directory)
         directoryLock = try StateLock(directory: directory)
         try StateDirectory.createPrivateFile(databasePath)
-        let connection = try SQLiteDatabase(path: databasePath)
-        let mode = try connection.query("PRAGMA journal_mode=WAL").first?.values.first?.string ?? "unknown"
-        guard mode.lowercased() == "wal" else { throw StoreError.journalMode(mode) }
-        try connection.execute("PRAGMA synchronous=\(durability == .full ? "FULL" : "NORMAL")")
-        try StoreSchema.migrate(connection)
+        let connection: SQLiteDatabase
+        do {
+            connection = try SQLiteDatabase(path: databasePath)
+            let mode =
+                try connection.query("PRAGMA journal_mode=WAL").first?.values.first?.string ?? "unknown"
+            guard mode.lowercased() == "wal" else { throw StoreError.journalMode(mode) }
+            try connection.execute("PRAGMA synchronous=\(durability == .full ? "FULL" : "NORMAL")")
+            try StoreSchema.migrate(connection)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            // A damaged file (or one that is not a database) says so in SQLite's words only: name it.
+            throw StoreError.unreadable(path: databasePath, reason: "\(error)")
+        }
         // The -wal and -shm files exist by now; SQLite gives them the database's mode, and this
         // makes sure of it even if they were left behind by an older run with another mode.
         for suffix in ["-wal", "-shm"] { try StateDirectory.restrict(databasePath + suffix, mode: 0o600) }
