@@ -125,8 +125,7 @@ public struct RecordReader: Sendable {
                             kind: .malformed)))
             }
             var text = line.text
-            let results = text.withUTF8 { decoder.decode(bytes: $0, number: Int(line.number)) }
-            for result in results { try take(result) }
+            try text.withUTF8 { try decoder.decode(bytes: $0, number: Int(line.number), take) }
         }
         func feedDocument(_ bytes: some Collection<UInt8>) throws {
             var results: [Result<InputRecord, RecordError>] = []
@@ -170,7 +169,7 @@ public struct RecordReader: Sendable {
                     document = []
                 default:
                     kind = .lines
-                    for line in splitter.append(document) { try handle(line) }
+                    try splitter.append(document) { try handle($0) }
                     document = []
                 }
                 continue
@@ -184,7 +183,7 @@ public struct RecordReader: Sendable {
             case .json:
                 try feedDocument(bytes)
             case .lines, .undecided:
-                for line in splitter.append(bytes) { try handle(line) }
+                try splitter.append(bytes) { try handle($0) }
             }
         }
         switch kind {
@@ -216,7 +215,7 @@ public struct RecordReader: Sendable {
                     try order.finish(emit: record, note: note)
                     return tally
                 }
-                for line in splitter.append(document) { try handle(line) }
+                try splitter.append(document) { try handle($0) }
             }
             if let last = splitter.finish() { try handle(last) }
             for result in decoder.finish() { try take(result) }

@@ -109,8 +109,11 @@ extension EndToEnd {
     @Test func aProgressLineIsDrawnOnATerminalWhileHistoryIsRead() throws {
         let scratch = try TemporaryDirectory("progress")
         try scratch.write("rules.yaml", DayFixtures.hookRules(hook: "/bin/true"))
+        // More lines than the run's queue holds (20,000), so the history is read in at least two
+        // turns of the loop and the progress line is drawn between them however fast the reader
+        // is (at a fix every 10 s, the whole day could fit in one turn and be caught up at once).
         try scratch.write(
-            "fixes.ndjson", try DayFixtures.day(interval: "10s", in: scratch).joined(separator: "\n") + "\n")
+            "fixes.ndjson", try DayFixtures.day(interval: "2s", in: scratch).joined(separator: "\n") + "\n")
         let executable = try GeofenceCommand.executable().path
         let script = Process()
         script.executableURL = URL(fileURLWithPath: "/usr/bin/script")

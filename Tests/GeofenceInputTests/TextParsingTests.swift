@@ -20,6 +20,11 @@ import Testing
         "0.1", "0.000001", "123456789012345678", "1234567890123456789012", "2.2250738585072014e-308", "1e400",
         "+5",
         "1700000000123", "0.30000000000000004", "9007199254740993", "1E-7",
+        // Halfway between two doubles and just either side (round to even), 17-19 digits.
+        "9007199254740995", "9007199254740997", "18014398509481986", "18014398509481990",
+        "9223372036854775807", "1844674407370955161e-3", "47.370123456789012", "-8.5412345678901234",
+        "0.1000000000000000055511151231257827", "1.00000000000000011102230246251565404e0",
+        "4.9406564584124654e-324", "1.7976931348623157e308",
     ])
     func readsNumbersExactlyAsTheStandardLibraryDoes(_ text: String) throws {
         let expected = try #require(Double(text))
@@ -34,6 +39,28 @@ import Testing
                 #expect(number(text) == Double(text), "\(text)")
             }
         }
+    }
+
+    /// The Eisel-Lemire path, on its own, against the standard library: every 1-19 digit number
+    /// with an exponent in the table's range that it decides is the correctly rounded double, and
+    /// it declines almost none.
+    @Test func eiselLemireAgreesWithTheStandardLibrary() throws {
+        var generator = SystemRandomNumberGenerator()
+        var declined = 0
+        let trials = 200_000
+        for trial in 0..<trials {
+            let digitCount = trial % 19 + 1
+            var digits = UInt64.random(in: 1...9, using: &generator)
+            for _ in 1..<digitCount { digits = digits * 10 + UInt64.random(in: 0...9, using: &generator) }
+            let exponent = Int.random(in: -40...40, using: &generator)
+            let expected = try #require(Double("\(digits)e\(exponent)"))
+            guard let value = NumberText.eiselLemire(digits, exponent) else {
+                declined += 1
+                continue
+            }
+            #expect(value.bitPattern == expected.bitPattern, "\(digits)e\(exponent)")
+        }
+        #expect(declined < trials / 1000)
     }
 
     @Test(arguments: ["", "-", ".", "abc", "1e", "1x", "--1"])

@@ -51,4 +51,36 @@ import Testing
             #expect(civil.year == year && civil.month == month && civil.day == day, "day \(days): \(civil)")
         }
     }
+
+    /// The engine's UTC form: a time read as Unix milliseconds is written as that millisecond,
+    /// whatever binary fraction holds it, and the text reads back to the same millisecond.
+    @Test func utcMillisecondsWritesTheMillisecondItWasGiven() throws {
+        var generator = SystemRandomNumberGenerator()
+        let utc = try #require(TimeZone(identifier: "UTC"))
+        for _ in 0..<50_000 {
+            let milliseconds = Int64.random(in: 946_684_800_000...4_102_444_800_000, using: &generator)
+            let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+            let text = ISO8601Writer.utcMilliseconds(date)
+            #expect(
+                text.hasSuffix(String(format: ".%03dZ", Int(milliseconds % 1000))), "\(milliseconds): \(text)"
+            )
+            // The fields before the fraction are what the formatter writes for the whole second.
+            let whole = Date(timeIntervalSince1970: Double(milliseconds / 1000))
+            let formatter = ISO8601DateFormatter()
+            formatter.timeZone = utc
+            #expect(text.dropLast(5) == formatter.string(from: whole).dropLast(1), "\(milliseconds): \(text)")
+        }
+    }
+
+    @Test(arguments: [
+        (Date.distantPast, "0001-01-01T00:00:00.000Z"), (Date.distantFuture, "4001-01-01T00:00:00.000Z"),
+        (Date(timeIntervalSince1970: 0), "1970-01-01T00:00:00.000Z"),
+        (Date(timeIntervalSince1970: -0.0004), "1970-01-01T00:00:00.000Z"),
+        (Date(timeIntervalSince1970: -0.0006), "1969-12-31T23:59:59.999Z"),
+        (Date(timeIntervalSince1970: 1_709_453_183.109), "2024-03-03T08:06:23.109Z"),
+        (Date(timeIntervalSince1970: 1_700_000_000.9996), "2023-11-14T22:13:21.000Z"),
+    ])
+    func utcMillisecondsAtTheEdges(_ date: Date, _ expected: String) {
+        #expect(ISO8601Writer.utcMilliseconds(date) == expected)
+    }
 }

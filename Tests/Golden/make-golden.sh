@@ -2,7 +2,9 @@
 # Writes the expected outputs of GoldenReplayTests with a given geofence binary:
 #   Tests/Golden/make-golden.sh path/to/geofence
 # Run it only with a build whose output is known good (the outputs were first written with the
-# build before the performance work of issue 15, which must not change a byte of them).
+# build before the performance work of issue 15, which must not change a byte of them; rewritten
+# once when engine times became the nearest millisecond, each change checked to be a time exactly
+# one millisecond later).
 set -eu
 geofence=$1
 here=$(cd "$(dirname "$0")" && pwd)

@@ -88,6 +88,65 @@ public struct ISO8601Writer: Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// The date in UTC with milliseconds always written, `2026-03-03T08:00:42.109Z`: the engine's
+    /// own form for every time it writes (events, the outbox, hook input).
+    ///
+    /// The millisecond is the nearest one, so a time read as Unix milliseconds is written back as
+    /// the same millisecond. (Foundation's `ISO8601FormatStyle` truncates a binary fraction such as
+    /// 0.108999... to `.108`, writing about one time in five a millisecond early; it was the
+    /// engine's formatter until it showed up as most of the cost of writing events.)
+    public static func utcMilliseconds(_ date: Date) -> String {
+        let interval = date.timeIntervalSince1970
+        // Outside years 1-9999 (never produced by bounded input; distantPast and distantFuture
+        // are inside) the four-digit form cannot hold the year: write what the value is.
+        guard interval.isFinite, abs(interval) < 253_402_300_800 else { return "\(interval)" }
+        // Before the Gregorian calendar began (15 October 1582) Foundation's calendar is the
+        // Julian one: such dates (`distantPast`, "unknown") are written as Foundation writes them.
+        guard interval >= -12_219_292_800 else {
+            return date.formatted(
+                .iso8601.year().month().day().time(includingFractionalSeconds: true)
+                    .timeZone(separator: .omitted))
+        }
+        let milliseconds = Int((interval * 1000).rounded())
+        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+        let fraction = milliseconds - seconds * 1000
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        let (year, month, day) = civil(daysSince1970: days)
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
+            var index = 0
+            func put(_ value: Int, _ count: Int) {
+                var rest = value
+                var position = index + count - 1
+                while position >= index {
+                    buffer[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                    position -= 1
+                }
+                index += count
+            }
+            func put(_ character: Unicode.Scalar) {
+                buffer[index] = UInt8(ascii: character)
+                index += 1
+            }
+            put(year, 4)
+            put("-")
+            put(month, 2)
+            put("-")
+            put(day, 2)
+            put("T")
+            put(secondOfDay / 3600, 2)
+            put(":")
+            put(secondOfDay / 60 % 60, 2)
+            put(":")
+            put(secondOfDay % 60, 2)
+            put(".")
+            put(fraction, 3)
+            put("Z")
+            return String(decoding: UnsafeBufferPointer(rebasing: buffer[0..<index]), as: UTF8.self)
+        }
+    }
+
     /// The proleptic Gregorian date of a day counted from 1970-01-01 (Howard Hinnant's
     /// civil_from_days).
     static func civil(daysSince1970 days: Int) -> (year: Int, month: Int, day: Int) {

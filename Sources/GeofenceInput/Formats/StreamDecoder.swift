@@ -74,46 +74,64 @@ public struct StreamDecoder: Sendable {
     public mutating func decode(bytes: UnsafeBufferPointer<UInt8>, number: Int) -> [Result<
         InputRecord, RecordError
     >] {
+        var results: [Result<InputRecord, RecordError>] = []
+        decode(bytes: bytes, number: number) { results.append($0) }
+        return results
+    }
+
+    /// Reads one line given as UTF-8 bytes, handing `emit` what it holds (no array per line).
+    public mutating func decode(
+        bytes: UnsafeBufferPointer<UInt8>, number: Int,
+        _ emit: (Result<InputRecord, RecordError>) throws -> Void
+    ) rethrows {
         if case .undecided = state {
             let (start, end) = LineBytes.trim(bytes)
             // Blank lines before the first line that says what the input is wait for it.
-            if start == end, format == .auto { return [] }
+            if start == end, format == .auto { return }
             state = decide(bytes, number: number)
         }
-        var results: [Result<InputRecord, RecordError>] = []
+        // Each case takes its reader out of `state` before using it, so the reader's buffers are
+        // not shared with the enum and are changed in place rather than copied for every line.
         switch state {
         case .undecided:
             break
         case .lines(var decoder):
+            state = .undecided
+            defer { state = .lines(decoder) }
             switch decoder.decode(bytes: bytes, number: number) {
-            case .success(let record?): results.append(.success(record))
+            case .success(let record?): try emit(.success(record))
             case .success(nil): break
-            case .failure(let error): results.append(.failure(error))
+            case .failure(let error): try emit(.failure(error))
             }
-            state = .lines(decoder)
         case .nmea(var reader):
+            state = .undecided
+            var results: [Result<InputRecord, RecordError>] = []
             reader.line(bytes, number: number) { results.append($0) }
             state = .nmea(reader)
+            for result in results { try emit(result) }
         case .geolife(var reader):
+            state = .undecided
+            defer { state = .geolife(reader) }
             switch reader.line(bytes, number: number) {
-            case .success(let record?): results.append(.success(record))
+            case .success(let record?): try emit(.success(record))
             case .success(nil): break
-            case .failure(let error): results.append(.failure(error))
+            case .failure(let error): try emit(.failure(error))
             }
-            state = .geolife(reader)
         case .document(var reader):
+            state = .undecided
+            var results: [Result<InputRecord, RecordError>] = []
             reader.feed(bytes) { results.append($0) }
             reader.feed([UInt8(ascii: "\n")]) { results.append($0) }
             state = .document(reader)
+            for result in results { try emit(result) }
         case .refused(let message):
             // Said once, at the first line; the rest of the document is not read.
             if number == firstRefusedLine {
-                results.append(
+                try emit(
                     .failure(RecordError(source: source, line: number, message: message, kind: .unrecognized))
                 )
             }
         }
-        return results
     }
 
     private var firstRefusedLine = 0

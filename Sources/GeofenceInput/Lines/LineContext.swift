@@ -22,6 +22,7 @@ struct LineContext {
         latitude: Double, latitudeText: @autoclosure () -> String, latitudeField: String,
         longitude: Double, longitudeText: @autoclosure () -> String, longitudeField: String
     ) throws(RecordError) -> Coordinate {
+        // The texts are built only for an error: quoting a value costs more than reading it.
         try checkRange(latitude, text: latitudeText(), field: latitudeField, limit: 90)
         try checkRange(longitude, text: longitudeText(), field: longitudeField, limit: 180)
         do {
@@ -33,13 +34,15 @@ struct LineContext {
         }
     }
 
-    private func checkRange(_ value: Double, text: String, field: String, limit: Double) throws(RecordError) {
+    private func checkRange(
+        _ value: Double, text: @autoclosure () -> String, field: String, limit: Double
+    ) throws(RecordError) {
         guard value.isFinite else {
-            throw error(field: field, "\(text) is not a finite number", kind: .invalidCoordinate)
+            throw error(field: field, "\(text()) is not a finite number", kind: .invalidCoordinate)
         }
         guard value >= -limit, value <= limit else {
             let bound = Int(limit)
-            throw error(field: field, "\(text) is outside -\(bound)...\(bound)", kind: .invalidCoordinate)
+            throw error(field: field, "\(text()) is outside -\(bound)...\(bound)", kind: .invalidCoordinate)
         }
     }
 }

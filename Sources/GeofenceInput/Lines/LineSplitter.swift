@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Cuts a stream of bytes into lines, keeping the offset after the last line it handed out.
 ///
 /// Bytes after the last newline wait for the rest of their line: a writer may be in the middle of
@@ -38,14 +44,54 @@ package struct LineSplitter {
     /// Takes the next bytes read and returns the lines they complete.
     package mutating func append(_ bytes: some Collection<UInt8>) -> [InputLine] {
         var lines: [InputLine] = []
-        var rest = bytes[...]
-        while let newline = rest.firstIndex(of: UInt8(ascii: "\n")) {
-            let piece = rest[rest.startIndex..<newline]
-            rest = rest[rest.index(after: newline)...]
-            lines.append(complete(piece, terminatorBytes: 1))
-        }
-        if !rest.isEmpty { keep(rest) }
+        append(bytes) { lines.append($0) }
         return lines
+    }
+
+    /// Takes the next bytes read and hands `body` each line they complete, in order.
+    package mutating func append(
+        _ bytes: some Collection<UInt8>, _ body: (InputLine) throws -> Void
+    ) rethrows {
+        let done: Void? = try bytes.withContiguousStorageIfAvailable { buffer in
+            try append(buffer: buffer, body)
+        }
+        if done == nil {
+            try Array(bytes).withUnsafeBufferPointer { try append(buffer: $0, body) }
+        }
+    }
+
+    private mutating func append(
+        buffer: UnsafeBufferPointer<UInt8>, _ body: (InputLine) throws -> Void
+    ) rethrows {
+        guard let base = buffer.baseAddress else { return }
+        var start = 0
+        while start < buffer.count,
+            let found = memchr(base + start, Int32(UInt8(ascii: "\n")), buffer.count - start)
+        {
+            let newline = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            let piece = UnsafeBufferPointer(rebasing: buffer[start..<newline])
+            start = newline + 1
+            // A line wholly inside the bytes is read where it lies; only the start of a line
+            // split between two reads waits in `pending`.
+            try body(pending.isEmpty && dropped == nil ? whole(piece) : complete(piece, terminatorBytes: 1))
+        }
+        if start < buffer.count { keep(UnsafeBufferPointer(rebasing: buffer[start...])) }
+    }
+
+    /// A line that arrived whole, ended by a newline.
+    private mutating func whole(_ bytes: UnsafeBufferPointer<UInt8>) -> InputLine {
+        line += 1
+        let length = Int64(bytes.count)
+        let endOffset = consumedOffset + length + 1
+        consumedOffset = endOffset
+        guard bytes.count <= maxLineBytes else {
+            return InputLine(text: "", number: line, endOffset: endOffset, isTooLong: true, byteCount: length)
+        }
+        var text = bytes
+        if text.last == UInt8(ascii: "\r") { text = UnsafeBufferPointer(rebasing: text.dropLast()) }
+        return InputLine(
+            text: String(decoding: text, as: UTF8.self), number: line, endOffset: endOffset, byteCount: length
+        )
     }
 
     /// The unfinished line, if any, handed out as it is: the end of a file that is not followed, or

@@ -1,4 +1,5 @@
 public import Foundation
+import Geofence
 
 /// The one JSON form of everything the engine writes (replay output, the event log, the outbox,
 /// hook standard input): ISO 8601 dates with milliseconds, keys in a fixed order.
@@ -49,11 +50,7 @@ public enum EngineJSON {
     }
 
     /// An instant as `2026-03-03T08:00:42.000Z`.
-    public static func timestamp(_ date: Date) -> String {
-        date.formatted(
-            .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted)
-        )
-    }
+    public static func timestamp(_ date: Date) -> String { ISO8601Writer.utcMilliseconds(date) }
 
     /// An instant as people read it: `2026-03-03 08:00:43` in `timeZone`.
     public static func localClock(_ date: Date, in timeZone: TimeZone) -> String {
