@@ -14,7 +14,7 @@ PKGS := geos:libgeos-dev yaml-0.1:libyaml-dev sqlite3:libsqlite3-dev libmosquitt
 CMDS := mosquitto:mosquitto mosquitto_pub:mosquitto-clients mosquitto_sub:mosquitto-clients chromium:chromium \
 	nats-server:nats-server systemd-analyze:systemd curl:curl gpsd:gpsd gpsfake:gpsd-clients
 
-.PHONY: setup build test demo screenshot bench bench-reference format clean fuzz fuzz-build sanitizers
+.PHONY: setup build test demo screenshot bench bench-reference staypoints format clean fuzz fuzz-build sanitizers
 
 setup:
 	@missing=""; \
@@ -42,7 +42,7 @@ test: setup
 	$(SWIFT) test --skip-build
 
 # The synthetic day (Examples/synthetic-day.ndjson, made by `geofence simulate day`) replayed
-# through the commute rules: the day's events, the reminder, the morning and evening commutes;
+# through the commute rules: the day's events, the reminder, the commutes (the evening one stopped at the gym);
 # then the same day as an HTML report.
 demo: setup
 	$(SWIFT) build -c release --product geofence
@@ -69,6 +69,16 @@ bench: setup
 	  $$($(SWIFT) build -c release --show-bin-path)/geofence-bench --export $(BENCH_DIR) --workloads
 	$$($(SWIFT) build -c release --show-bin-path)/geofence-bench
 	.build/venv/bin/python Benchmarks/bench.py $$($(SWIFT) build -c release --show-bin-path) $(BENCH_DIR)
+
+# `geofence stays` against trackintel's staypoints (200 m, 20 min, 12 h gaps) on real recordings:
+# the posmo trace in the test data and, with GEOLIFE=DIR, GeoLife users (not shipped here;
+# trackintel's test data has eleven in tests/data/geolife_long_10_MB). Benchmarks/staypoints.py.
+staypoints: setup
+	$(SWIFT) build -c release --product geofence
+	[ -x .build/venv/bin/python ] || python3 -m venv .build/venv
+	.build/venv/bin/python -c 'import trackintel' 2>/dev/null || .build/venv/bin/pip install -q trackintel
+	.build/venv/bin/python Benchmarks/staypoints.py $$($(SWIFT) build -c release --show-bin-path)/geofence \
+	  $(if $(GEOLIFE),--geolife $(GEOLIFE)) --csv Tests/GeofenceInputTests/Data/posmo_trajectory.csv
 
 # The same monitor workload's geometry computed with shapely (from PyPI, in a virtualenv under
 # .build), printed beside geofence's figures from the same session.

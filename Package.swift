@@ -68,6 +68,10 @@ let package = Package(
         // Location types, geometry, conditions, the monitor and the visit detector.
         .target(name: "Geofence", dependencies: ["CGEOS"]),
 
+        // Synthetic days and traces with seeded noise, for `geofence simulate`, the benchmarks and
+        // the tests; not part of the library an app links.
+        .target(name: "GeofenceSimulation", dependencies: ["Geofence"]),
+
         // Tracker output (NDJSON, OwnTracks, Recorder .rec, GPX, CSV) read into fixes and visits.
         .target(name: "GeofenceInput", dependencies: ["Geofence"]),
 
@@ -91,35 +95,43 @@ let package = Package(
         // The command line.
         .executableTarget(
             name: "geofence",
-            dependencies: ["Geofence", "GeofenceInput", "GeofenceRules", "GeofenceRuntime", "GeofenceReport"]),
+            dependencies: [
+                "Geofence", "GeofenceInput", "GeofenceRules", "GeofenceRuntime", "GeofenceReport",
+                "GeofenceSimulation",
+            ]),
 
         // Micro-benchmarks, printed by `make bench`; never timed inside `swift test`.
         .executableTarget(
             name: "geofence-bench",
-            dependencies: ["Geofence", "GeofenceInput"],
+            dependencies: ["Geofence", "GeofenceInput", "GeofenceSimulation"],
             path: "Sources/GeofenceBench"
         ),
 
         // A small program that uses the library directly, as an app developer would.
         .executableTarget(
-            name: "monitor-example", dependencies: ["Geofence"], path: "Examples/MonitorExample"),
+            name: "monitor-example", dependencies: ["Geofence", "GeofenceSimulation"],
+            path: "Examples/MonitorExample"),
 
         // What the test suites share: running the built executable, temporary directories.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
 
-        .testTarget(name: "GeofenceTests", dependencies: ["Geofence", "TestSupport"]),
+        .testTarget(name: "GeofenceTests", dependencies: ["Geofence", "GeofenceSimulation", "TestSupport"]),
         .testTarget(
             name: "GeofenceInputTests",
-            dependencies: ["GeofenceInput"],
+            dependencies: ["GeofenceInput", "GeofenceSimulation"],
             resources: [.copy("Data")]
         ),
-        .testTarget(name: "GeofenceRulesTests", dependencies: ["GeofenceRules"]),
-        .testTarget(name: "GeofenceRuntimeTests", dependencies: ["GeofenceRuntime", "TestSupport"]),
+        .testTarget(name: "GeofenceRulesTests", dependencies: ["GeofenceRules", "GeofenceSimulation"]),
+        .testTarget(
+            name: "GeofenceRuntimeTests",
+            dependencies: ["GeofenceRuntime", "GeofenceSimulation", "TestSupport"]),
         // Renders reports in headless Chromium (Debian's `chromium`, installed by `make setup`).
-        .testTarget(name: "GeofenceReportTests", dependencies: ["GeofenceReport", "CZlib"]),
+        .testTarget(
+            name: "GeofenceReportTests", dependencies: ["GeofenceReport", "GeofenceSimulation", "CZlib"]),
         // Runs the built `geofence` executable as a child process: the acceptance tests of `run`.
         .testTarget(
-            name: "EndToEndTests", dependencies: ["GeofenceRuntime", "GeofenceRules", "TestSupport"]),
+            name: "EndToEndTests",
+            dependencies: ["GeofenceRuntime", "GeofenceRules", "GeofenceSimulation", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import Geofence
+import GeofenceSimulation
 
 // Region logic tested off-device: four places, a monitor, the synthetic day as a recorded trace,
 // and the events as they come. Run with `swift run monitor-example`.

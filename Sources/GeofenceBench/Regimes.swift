@@ -1,5 +1,6 @@
 import Foundation
 import Geofence
+import GeofenceSimulation
 
 /// Prints, as a Markdown table, how the monitor's default hysteresis does on the synthetic day in
 /// each sampling regime: crossings found of the ten true ones, dating error and confirmation

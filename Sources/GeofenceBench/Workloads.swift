@@ -1,5 +1,6 @@
 import Foundation
 import Geofence
+import GeofenceSimulation
 
 // The inputs `make bench` runs the `geofence` commands on (Benchmarks/bench.py drives them and the
 // reference libraries in one session). All are made from fixed seeds, so every run of the bench

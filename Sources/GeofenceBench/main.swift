@@ -1,6 +1,7 @@
 import Foundation
 import Geofence
 import GeofenceInput
+import GeofenceSimulation
 
 // Micro-benchmarks of the geometry. Run with `make bench` (a release build); figures go in the
 // README's benchmark table as ns per call.

@@ -32,9 +32,9 @@ public enum InputReader {
         deviceId: String? = nil
     ) -> InputBatch {
         let bytes = Array(data)
-        switch format == .auto ? documentFormat(bytes) : format {
-        case .gpx: return GPXReader.read(data: data, source: source)
-        case .kml: return KMLReader.read(data: data, source: source, deviceId: deviceId)
+        let decided = format == .auto ? documentFormat(bytes) : format
+        if decided.isXMLDocument { return readXML(data, format: decided, source: source, deviceId: deviceId) }
+        switch decided {
         case .json, .takeout, .geojson:
             return JSONDocumentReader.readAll(
                 data: data, source: source, timeZone: timeZone, deviceId: deviceId,
@@ -66,6 +66,17 @@ public enum InputReader {
         }
         collect(decoder.finish())
         return batch
+    }
+
+    /// Reads a whole XML document in `format` (`.auto`: the one its root element names).
+    public static func readXML(_ data: Data, format: InputFormat, source: String, deviceId: String?)
+        -> InputBatch
+    {
+        let decided = format == .auto ? documentFormat(Array(data)) : format
+        switch decided {
+        case .kml: return KMLReader.read(data: data, source: source, deviceId: deviceId)
+        default: return GPXReader.read(data: data, source: source)
+        }
     }
 
     /// The document format the first bytes show (`.gpx`, `.kml`, `.json`), or `.auto` for lines.

@@ -94,7 +94,7 @@ public struct RecordReader: Sendable {
         var kind: Kind =
             switch format {
             case .auto: .undecided
-            case .gpx, .kml: .xml
+            case _ where format.isXMLDocument: .xml
             case .json, .takeout, .geojson: .json
             default: .lines
             }
@@ -160,7 +160,7 @@ public struct RecordReader: Sendable {
                     continue
                 }
                 switch decided {
-                case .gpx, .kml:
+                case let decided where decided.isXMLDocument:
                     kind = .xml
                 case .json:
                     kind = .json
@@ -190,13 +190,7 @@ public struct RecordReader: Sendable {
         case .xml:
             let data = Data(document)
             tally.lines = document.reduce(1) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
-            let isKML =
-                format == .kml
-                || (format == .auto && InputReader.documentFormat(prefix: document, complete: true) == .kml)
-            let batch =
-                isKML
-                ? KMLReader.read(data: data, source: source, deviceId: device)
-                : GPXReader.read(data: data, source: source)
+            let batch = InputReader.readXML(data, format: format, source: source, deviceId: device)
             for failure in batch.errors { try take(.failure(failure)) }
             for value in batch.records { try take(.success(value)) }
         case .json:

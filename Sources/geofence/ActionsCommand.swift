@@ -108,15 +108,7 @@ struct ActionPrinter {
     private func cells(_ stored: StoredAction) -> [String] {
         let outbox = stored.action
         let fired = try? EngineJSON.decoder().decode(FiredAction.self, from: Data(outbox.payloadJSON.utf8))
-        let what: String
-        switch fired?.kind {
-        case .log(let path)?: what = "log" + (path.map { " to \($0)" } ?? "")
-        case .run(let arguments, _)?: what = "run " + arguments.joined(separator: " ")
-        case .remind(let message, _)?: what = "remind \"\(message)\""
-        // The host only: tokens often live in a webhook's path or query.
-        case .post(let target)?: what = "post to " + (URLComponents(string: target.url)?.host ?? "(a URL)")
-        case nil: what = outbox.kind
-        }
+        let what = fired?.kind.listingText ?? outbox.kind
         let on = fired.map { $0.transition.rawValue + ($0.place.map { " " + $0 } ?? "") } ?? "-"
         let outcome = outbox.lastError ?? stored.outcome ?? (outbox.isFinished ? "" : "-")
         return [

@@ -3,50 +3,26 @@ import Geofence
 
 /// Every command of the tool, in the order `geofence help` lists them.
 enum Commands {
-    /// A command as the dispatcher knows it.
-    enum Entry {
-        /// A command declared with ``Command``: parsed, usage and `--help` made from its definition.
-        case command(any Command.Type)
-        /// A command that parses its own words (see ``Command`` to convert it).
-        case legacy(name: String, summary: String, run: ([String]) throws -> Void)
-
-        var name: String {
-            switch self {
-            case .command(let type): type.definition.name
-            case .legacy(let name, _, _): name
-            }
-        }
-
-        var summary: String {
-            switch self {
-            case .command(let type): type.definition.summary
-            case .legacy(_, let summary, _): summary
-            }
-        }
-    }
-
     /// The commands. Adding one is one line here (see ``Command``).
-    static var all: [Entry] {
+    static var all: [any Command.Type] {
         [
-            .command(CheckCommand.self),
-            .command(ReplayCommand.self),
-            .command(ReportCommand.self),
-            .command(RunCommand.self),
-            .command(ActionsCommand.self),
-            .command(EventsCommand.self),
-            .command(CommutesCommand.self),
-            .command(StaysCommand.self),
-            .command(SimulateCommand.self),
-            .command(DemoCommand.self),
-            .legacy(
-                name: "waypoints", summary: "the places as an OwnTracks setWaypoints command",
-                run: WaypointsCommand.run),
+            CheckCommand.self,
+            ReplayCommand.self,
+            ReportCommand.self,
+            RunCommand.self,
+            ActionsCommand.self,
+            EventsCommand.self,
+            CommutesCommand.self,
+            StaysCommand.self,
+            SimulateCommand.self,
+            DemoCommand.self,
+            WaypointsCommand.self,
         ]
     }
 
     /// The command called `name`.
-    static func named(_ name: String) -> Entry? {
-        all.first { $0.name == name }
+    static func named(_ name: String) -> (any Command.Type)? {
+        all.first { $0.definition.name == name }
     }
 }
 
@@ -56,7 +32,7 @@ extension CommandLine {
 
     /// The text `geofence help` prints: every command with its summary.
     static var usage: String {
-        let rows = Commands.all.map { ($0.name, $0.summary) }
+        let rows = Commands.all.map { ($0.definition.name, $0.definition.summary) }
         return
             (["usage: geofence <command> [options]", "", "commands:"] + Usage.table(rows)
             + [
@@ -83,22 +59,18 @@ extension CommandLine {
             case "--version", "version":
                 print("geofence \(version)")
             default:
-                guard let entry = Commands.named(word) else {
-                    let names = Commands.all.map(\.name) + ["help"]
+                guard let type = Commands.named(word) else {
+                    let names = Commands.all.map { $0.definition.name } + ["help"]
                     throw CommandError(
                         message: "unknown command '\(word)'\(Suggestion.didYouMean(word, among: names))\n"
                             + "see 'geofence help' for the list of commands",
                         status: 2)
                 }
-                switch entry {
-                case .command(let type):
-                    let parsed = try ParsedArguments(rest, definition: type.definition)
-                    if parsed.wantsHelp {
-                        print(Usage.help(type.definition))
-                    } else {
-                        try type.run(parsed)
-                    }
-                case .legacy(_, _, let run): try run(rest)
+                let parsed = try ParsedArguments(rest, definition: type.definition)
+                if parsed.wantsHelp {
+                    print(Usage.help(type.definition))
+                } else {
+                    try type.run(parsed)
                 }
             }
             return 0
@@ -114,14 +86,11 @@ extension CommandLine {
 
     /// Prints the help of the command called `topic`.
     private static func help(for topic: String) throws {
-        switch Commands.named(topic) {
-        case .command(let type): print(Usage.help(type.definition))
-        // A command that parses its own words prints its own help.
-        case .legacy(_, _, let run): try run(["--help"])
-        case nil:
-            let names = Commands.all.map(\.name)
+        guard let type = Commands.named(topic) else {
+            let names = Commands.all.map { $0.definition.name }
             throw CommandError(
                 message: "no command '\(topic)'\(Suggestion.didYouMean(topic, among: names))", status: 2)
         }
+        print(Usage.help(type.definition))
     }
 }

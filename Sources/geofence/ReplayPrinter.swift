@@ -103,14 +103,7 @@ struct ReplayPrinter: Sendable {
     }
 
     private func row(_ action: FiredAction) -> String {
-        let what: String
-        switch action.kind {
-        case .log(let path): what = "log" + (path.map { " to \($0)" } ?? "")
-        case .run(let arguments, _): what = "run \(arguments.joined(separator: " "))"
-        case .remind(let message, _): what = "REMINDER: \(message)"
-        // Without the query, where tokens live (Gotify's ?token=...).
-        case .post(let target): what = "post to \(target.url.split(separator: "?").first.map(String.init) ?? "")"
-        }
+        let what = action.kind.replayText
         let subject = action.place.map { " \($0)" } ?? ""
         return
             "\(clock(action.date))  \(pad(action.device, 9))    -> [\(action.rule)] \(what) (on \(action.transition)\(subject))"

@@ -13,8 +13,11 @@ enum RunCommand: Command {
     /// `--format` as ``SharedOptions/format`` reads it, with run's own help about GPX.
     static let lineFormat = Option(
         SharedOptions.format.spec.name, value: "FORMAT",
-        help: "auto (default), ndjson, owntracks, rec, csv, json, takeout, geojson, nmea, geolife, gpx "
-            + "or kml (a GPX or KML document is read whole, as recorded history; not with --follow)",
+        help: "auto (default), "
+            + SharedOptions.formatList(
+                InputFormat.allCases.filter { $0 != .auto && !$0.isXMLDocument }
+                    + InputFormat.allCases.filter(\.isXMLDocument))
+            + " (a GPX or KML document is read whole, as recorded history; not with --follow)",
         parse: SharedOptions.format.parse)
     static let pauseAfter = Option(
         "--pause-after", value: "DURATION", help: "report an input paused when no fix came for this long",
@@ -127,16 +130,7 @@ enum RunCommand: Command {
             guard inputPaths.isEmpty, mqttURL == nil else {
                 throw CommandError(message: "--nats runs alone: no --input or --mqtt beside it", status: 2)
             }
-            var configuration = RunConfiguration(
-                rulesPath: rulesPath, inputs: [],
-                stateDirectory: arguments.value(SharedOptions.state) ?? Store.defaultDirectory())
-            configuration.inputTimeZone = arguments.value(SharedOptions.inputTimeZone) ?? .gmt
-            configuration.history = arguments.flag(Self.history)
-            configuration.fireHistory = arguments.flag(Self.fireHistory)
-            configuration.hookSlots = arguments.value(Self.hooks) ?? 4
-            configuration.graceSeconds = arguments.value(Self.grace) ?? 10
-            configuration.verbose = arguments.flag(Self.verbose)
-            try runNATS(configuration, url: natsURL, arguments: arguments)
+            try runNATS(configuration(rulesPath, inputs: [], arguments), url: natsURL, arguments: arguments)
             return
         }
         let httpAddress = arguments.value(Self.http)
@@ -179,18 +173,12 @@ enum RunCommand: Command {
         if inputPaths.filter({ $0 == "-" }).count > 1 {
             throw CommandError(message: "standard input can be read only once", status: 2)
         }
-        var configuration = RunConfiguration(
-            rulesPath: rulesPath,
+        var configuration = configuration(
+            rulesPath,
             inputs: inputPaths.map { RunConfiguration.Input(path: $0, follow: follow && $0 != "-") },
-            stateDirectory: arguments.value(SharedOptions.state) ?? Store.defaultDirectory())
+            arguments)
         configuration.format = arguments.value(Self.lineFormat) ?? .auto
-        configuration.inputTimeZone = arguments.value(SharedOptions.inputTimeZone) ?? .gmt
         configuration.pauseAfterSeconds = arguments.value(Self.pauseAfter)
-        configuration.history = arguments.flag(Self.history)
-        configuration.fireHistory = arguments.flag(Self.fireHistory)
-        configuration.hookSlots = arguments.value(Self.hooks) ?? 4
-        configuration.graceSeconds = arguments.value(Self.grace) ?? 10
-        configuration.verbose = arguments.flag(Self.verbose)
         let keepLog = arguments.value(Self.keepLog) ?? 90 * 86400
         configuration.keepLogSeconds = keepLog > 0 ? keepLog : nil
         configuration.mqtt = mqtt
@@ -210,8 +198,7 @@ enum RunCommand: Command {
         configuration.gpsdDevice = arguments.value(Self.gpsdDevice) ?? "gpsd"
         configuration.publishWaypoints = mqttWaypoints
 
-        let runner: Runner
-        do {
+        try start {
             // The Runner loads the rules again and reports their errors; here they give the display
             // zone and the warnings check would print.
             let rules = try? RulesLoader.load(path: rulesPath).get()
@@ -226,11 +213,36 @@ enum RunCommand: Command {
             }
             let printer = ReplayPrinter(table: true, timeZone: zone, includeActions: false)
             printer.header()
-            runner = try Runner(configuration: configuration) { output in printer.print(output) }
+            return try Runner(configuration: configuration) { output in printer.print(output) }.run()
+        }
+    }
+
+    /// What every run reads the same way, partitioned (`--nats`) or not: the rules, the state
+    /// directory, the input time zone, history, hooks and logging.
+    private static func configuration(
+        _ rulesPath: String, inputs: [RunConfiguration.Input], _ arguments: ParsedArguments
+    ) -> RunConfiguration {
+        var configuration = RunConfiguration(
+            rulesPath: rulesPath, inputs: inputs,
+            stateDirectory: arguments.value(SharedOptions.state) ?? Store.defaultDirectory())
+        configuration.inputTimeZone = arguments.value(SharedOptions.inputTimeZone) ?? .gmt
+        configuration.history = arguments.flag(Self.history)
+        configuration.fireHistory = arguments.flag(Self.fireHistory)
+        configuration.hookSlots = arguments.value(Self.hooks) ?? 4
+        configuration.graceSeconds = arguments.value(Self.grace) ?? 10
+        configuration.verbose = arguments.flag(Self.verbose)
+        return configuration
+    }
+
+    /// Builds an engine and runs it to the end: an engine that cannot start reports its own error
+    /// (it names the rules file or the store), and one that stopped with errors exits with its status.
+    private static func start(_ runEngine: () throws -> Int32) throws {
+        let status: Int32
+        do {
+            status = try runEngine()
         } catch let error as RunError {
             throw CommandError(message: error.message, status: 1, prefixed: false)
         }
-        let status = runner.run()
         if status != 0 { throw CommandError(message: "stopped with errors", status: status) }
     }
 
@@ -265,16 +277,12 @@ enum RunCommand: Command {
             settings.leaseSeconds = lease
         }
         if let snapshot = arguments.value(Self.natsSnapshot) { settings.snapshotSeconds = snapshot }
-        let runner: NATSRunner
-        do {
+        try start {
             let rules = try? RulesLoader.load(path: configuration.rulesPath).get()
             let zone = DisplayZone.resolve(arguments, rules: rules)
             let printer = ReplayPrinter(table: true, timeZone: zone, includeActions: false)
-            runner = try NATSRunner(configuration: configuration, settings: settings) { printer.print($0) }
-        } catch let error as RunError {
-            throw CommandError(message: error.message, status: 1, prefixed: false)
+            return try NATSRunner(configuration: configuration, settings: settings) { printer.print($0) }
+                .run()
         }
-        let status = runner.run()
-        if status != 0 { throw CommandError(message: "stopped with errors", status: status) }
     }
 }

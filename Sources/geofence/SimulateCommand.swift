@@ -1,5 +1,6 @@
 import Foundation
 import Geofence
+import GeofenceSimulation
 
 /// `geofence simulate day`: the seeded synthetic day as NDJSON fixes, for demos and for replaying
 /// through other commands.

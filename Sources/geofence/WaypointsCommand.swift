@@ -4,21 +4,18 @@ import GeofenceRuntime
 
 /// `geofence waypoints RULES`: the places as an OwnTracks `setWaypoints` command, one JSON line,
 /// for the app's own regions to match the rules file.
-enum WaypointsCommand {
-    static let usage = """
-        usage: geofence waypoints RULES
-          prints the places as an OwnTracks setWaypoints command (one JSON line): send it with
-          mosquitto_pub -t owntracks/USER/DEVICE/cmd, or let run --mqtt-publish --mqtt-waypoints send it
-        """
+enum WaypointsCommand: Command {
+    static let definition = CommandDefinition(
+        name: "waypoints", summary: "the places as an OwnTracks setWaypoints command",
+        arguments: [Positional(name: "RULES", help: "the rules file whose places the phone gets")],
+        discussion: """
+            Prints one JSON line: send it with mosquitto_pub -t owntracks/USER/DEVICE/cmd, or let \
+            run --mqtt-publish --mqtt-waypoints send it. OwnTracks regions are circles: a polygon \
+            is sent as the circle around it, with a note on standard error.
+            """)
 
-    static func run(_ arguments: [String]) throws {
-        if arguments.contains("-h") || arguments.contains("--help") {
-            print(usage)
-            return
-        }
-        guard arguments.count == 1, let path = arguments.first, !path.hasPrefix("-") else {
-            throw CommandError(message: usage, status: 2)
-        }
+    static func run(_ arguments: ParsedArguments) throws {
+        guard let path = arguments.positional("RULES") else { return }
         let rules: RulesFile
         switch RulesLoader.load(path: path) {
         case .success(let loaded): rules = loaded

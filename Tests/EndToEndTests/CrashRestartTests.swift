@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import GeofenceRuntime
 import Testing
+import GeofenceSimulation
 
 #if canImport(Glibc)
     import Glibc

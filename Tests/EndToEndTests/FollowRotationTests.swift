@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import GeofenceSimulation
 
 #if canImport(Glibc)
     import Glibc

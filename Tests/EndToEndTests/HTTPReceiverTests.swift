@@ -10,38 +10,10 @@ import Testing
 /// Phones posting to `geofence run --http`: the synthetic day sent by real HTTP clients (curl)
 /// in each protocol the receiver speaks.
 private enum HTTPDay {
-    static let rules =
-        "timezone: Europe/London\n" + DayFixtures.places + """
+    static let rules = DayFixtures.arrivedHomeRules
 
-            rules:
-              - { name: arrived home, on: enter home, log: true }
-
-            """
-
-    /// One fix of the day: what every protocol carries.
-    struct Fix {
-        var latitude: Double
-        var longitude: Double
-        var seconds: Int64
-        var accuracy: Double
-
-        /// The same fix as the project's NDJSON, for the replay that says what must happen.
-        func ndjson(device: String) -> String {
-            #"{"deviceId":"\#(device)","latitude":\#(latitude),"longitude":\#(longitude),"timestamp":\#(seconds * 1000),"horizontalAccuracy":\#(accuracy)}"#
-        }
-    }
-
-    static func fixes(_ day: [String]) throws -> [Fix] {
-        try day.map { line in
-            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                let latitude = object["latitude"] as? Double, let longitude = object["longitude"] as? Double,
-                let milliseconds = object["timestamp"] as? Int64,
-                let accuracy = object["horizontalAccuracy"] as? Double
-            else { throw HarnessError("not a fix of the synthetic day: \(line)") }
-            return Fix(
-                latitude: latitude, longitude: longitude, seconds: milliseconds / 1000, accuracy: accuracy)
-        }
-    }
+    /// One fix of the day.
+    typealias Fix = DayFixtures.Fix
 
     /// One HTTP request, as a phone app makes it.
     struct Request {
@@ -155,12 +127,6 @@ private enum HTTPDay {
         return DayFixtures.eventIDs(
             try DayFixtures.replay(rules: scratch.file("rules.yaml"), input: scratch.file(name), in: scratch))
     }
-
-    static func storedEvents(in scratch: TemporaryDirectory) throws -> [String] {
-        let store = try Store(directory: scratch.file("state"))
-        defer { store.close() }
-        return try store.events().map(\.id)
-    }
 }
 
 extension EndToEnd {
@@ -170,7 +136,7 @@ extension EndToEnd {
     @Test func ownTracksHTTPPostsGiveTheEventsReplayGives() throws {
         let scratch = try TemporaryDirectory("http-day")
         try scratch.write("rules.yaml", HTTPDay.rules)
-        let fixes = try HTTPDay.fixes(try DayFixtures.day(interval: "2m", in: scratch))
+        let fixes = try DayFixtures.fixes(try DayFixtures.day(interval: "2m", in: scratch))
         let expected = try HTTPDay.expectedEvents(
             fixes.map { $0.ndjson(device: "jane/phone") }, in: scratch, name: "day.ndjson")
         try #require(expected.count > 4)
@@ -185,7 +151,7 @@ extension EndToEnd {
         run.send(SIGTERM)
         let ended = try run.waitForExit()
         #expect(!ended.signaled && ended.status == 0, "stderr:\n\(run.stderr)")
-        #expect(try HTTPDay.storedEvents(in: scratch) == expected)
+        #expect(try DayFixtures.storedEventIDs(in: scratch) == expected)
     }
 
     /// Eight phones at once, two in each protocol (OwnTracks, Overland batches, OsmAnd queries,
@@ -194,7 +160,7 @@ extension EndToEnd {
     @Test func eightPhonesPostingAtOnceInEveryProtocolLoseNothing() throws {
         let scratch = try TemporaryDirectory("http-load")
         try scratch.write("rules.yaml", HTTPDay.rules)
-        let fixes = try HTTPDay.fixes(try DayFixtures.day(interval: "5m", in: scratch))
+        let fixes = try DayFixtures.fixes(try DayFixtures.day(interval: "5m", in: scratch))
         var expectedLines: [String] = []
         var requests: [(name: String, requests: [HTTPDay.Request])] = []
         for index in 0..<8 {
@@ -232,7 +198,7 @@ extension EndToEnd {
         run.send(SIGTERM)
         let ended = try run.waitForExit()
         #expect(!ended.signaled && ended.status == 0, "stderr:\n\(run.stderr)")
-        #expect(try HTTPDay.storedEvents(in: scratch).sorted() == expected.sorted())
+        #expect(try DayFixtures.storedEventIDs(in: scratch).sorted() == expected.sorted())
     }
 
     /// A phone that was answered 200 never loses its fix: geofence killed (SIGKILL, no chance to
@@ -240,7 +206,7 @@ extension EndToEnd {
     @Test func postsAnsweredBeforeACrashAreInTheStore() throws {
         let scratch = try TemporaryDirectory("http-crash")
         try scratch.write("rules.yaml", HTTPDay.rules)
-        let fixes = try HTTPDay.fixes(try DayFixtures.day(interval: "5m", in: scratch))
+        let fixes = try DayFixtures.fixes(try DayFixtures.day(interval: "5m", in: scratch))
         let morning = Array(fixes.prefix(fixes.count / 2))
         let expected = try HTTPDay.expectedEvents(
             morning.map { $0.ndjson(device: "car") }, in: scratch, name: "morning.ndjson")
@@ -252,7 +218,7 @@ extension EndToEnd {
         #expect(statuses.count == morning.count && statuses.allSatisfy { $0 == "200" }, "\(Set(statuses))")
         run.send(SIGKILL)
         _ = try run.waitForExit()
-        #expect(try HTTPDay.storedEvents(in: scratch) == expected)
+        #expect(try DayFixtures.storedEventIDs(in: scratch) == expected)
     }
 
     /// With `--http-auth`, a post without credentials is answered 401 and changes nothing; the
@@ -262,7 +228,7 @@ extension EndToEnd {
         try scratch.write("rules.yaml", HTTPDay.rules)
         try scratch.write("auth", "jane:correct horse\n")
         chmod(scratch.file("auth"), 0o600)
-        let fixes = try HTTPDay.fixes(try DayFixtures.day(interval: "5m", in: scratch))
+        let fixes = try DayFixtures.fixes(try DayFixtures.day(interval: "5m", in: scratch))
         let (run, port) = try HTTPDay.run(in: scratch, extra: ["--http-auth", scratch.file("auth")])
         var anonymous = HTTPDay.ownTracks(fixes[0], user: "jane", device: "phone")
         let refused = try HTTPDay.finish(

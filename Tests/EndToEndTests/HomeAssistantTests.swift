@@ -11,50 +11,7 @@ import Testing
 /// Home Assistant's view over the private broker, and OwnTracks payloads encrypted by the app.
 private enum PhoneDay {
     static let topic = "owntracks/jane/phone"
-    static let rules =
-        "timezone: Europe/London\n" + DayFixtures.places + """
-
-            rules:
-              - { name: arrived home, on: enter home, log: true }
-
-            """
-
-    static func messages(_ day: [String]) throws -> [String] {
-        try day.map { line in
-            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                let latitude = object["latitude"] as? Double, let longitude = object["longitude"] as? Double,
-                let milliseconds = object["timestamp"] as? Int64,
-                let accuracy = object["horizontalAccuracy"] as? Double
-            else { throw HarnessError("not a fix of the synthetic day: \(line)") }
-            return
-                #"{"_type":"location","lat":\#(latitude),"lon":\#(longitude),"tst":\#(milliseconds / 1000),"acc":\#(accuracy)}"#
-        }
-    }
-
-    static func replayed(_ day: [String], in scratch: TemporaryDirectory) throws -> [[String: Any]] {
-        try scratch.write(
-            "day.ndjson", day.map { DayFixtures.withDevice($0, "jane/phone") }.joined(separator: "\n") + "\n")
-        return try DayFixtures.replay(
-            rules: scratch.file("rules.yaml"), input: scratch.file("day.ndjson"), in: scratch)
-    }
-
-    static func run(broker: Broker, client: String, in scratch: TemporaryDirectory, extra: [String]) throws
-        -> GeofenceProcess
-    {
-        let run = try GeofenceProcess(
-            [
-                "run", "rules.yaml", "--mqtt", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-client-id", client,
-                "--history", "--state", scratch.file("state"),
-            ] + extra, in: scratch.path, name: "run")
-        try broker.waitForSubscription(of: client)
-        return run
-    }
-
-    static func stop(_ run: GeofenceProcess) throws {
-        run.send(SIGTERM)
-        let ended = try run.waitForExit()
-        #expect(!ended.signaled && ended.status == 0, "stderr:\n\(run.stderr)")
-    }
+    static let rules = DayFixtures.arrivedHomeRules
 }
 
 extension EndToEnd {
@@ -66,7 +23,8 @@ extension EndToEnd {
         try scratch.write("rules.yaml", PhoneDay.rules)
         let day = try DayFixtures.day(in: scratch)
         var inside: [String] = []
-        for event in try PhoneDay.replayed(day, in: scratch) where event["type"] as? String == "event" {
+        for event in try DayFixtures.replayed(day, device: "jane/phone", in: scratch)
+        where event["type"] as? String == "event" {
             guard let place = event["place"] as? String, let state = event["state"] as? String else {
                 continue
             }
@@ -75,13 +33,13 @@ extension EndToEnd {
         }
         let expectedState = inside.last ?? "not_home"
         let broker = try Broker(in: scratch)
-        let run = try PhoneDay.run(
+        let run = try DayFixtures.runOverMQTT(
             broker: broker, client: "geofence-e2e-ha", in: scratch, extra: ["--mqtt-publish"])
         // In bursts of 300, each ended by a marker: a phone's backlog, not one burst of thousands
         // (mosquitto queues at most 1000 messages for a client that is busy publishing back).
         var read = 0
         for (index, start) in stride(from: 0, to: day.count, by: 300).enumerated() {
-            let burst = try PhoneDay.messages(Array(day[start..<min(start + 300, day.count)]))
+            let burst = try DayFixtures.ownTracksMessages(Array(day[start..<min(start + 300, day.count)]))
             try broker.publish(burst + ["end of burst"], topic: PhoneDay.topic, name: "burst\(index)")
             read += burst.count + 1
             try waitUntil("geofence to read message \(read)\n\(run.stderr)") {
@@ -98,7 +56,7 @@ extension EndToEnd {
             return lines.contains { $0.hasPrefix(discoveryTopic + " ") }
                 && lines.contains { $0.hasPrefix("geofence/jane/phone/state ") }
         }
-        try PhoneDay.stop(run)
+        try DayFixtures.stop(run)
         let lines = TemporaryDirectory.lines(received)
         let discoveryLine = try #require(lines.first { $0.hasPrefix(discoveryTopic + " ") })
         let discovery = try #require(
@@ -119,13 +77,13 @@ extension EndToEnd {
         try scratch.write("rules.yaml", PhoneDay.rules)
         try scratch.write("keys", "# OwnTracks secrets\njane/phone=correct horse battery\n")
         let day = try DayFixtures.day(in: scratch)
-        let expected = DayFixtures.eventIDs(try PhoneDay.replayed(day, in: scratch))
+        let expected = DayFixtures.eventIDs(try DayFixtures.replayed(day, device: "jane/phone", in: scratch))
         try #require(expected.count > 4)
         let broker = try Broker(in: scratch)
-        let run = try PhoneDay.run(
+        let run = try DayFixtures.runOverMQTT(
             broker: broker, client: "geofence-e2e-encrypted", in: scratch,
             extra: ["--owntracks-keys", scratch.file("keys")])
-        let sealed = try PhoneDay.messages(day).map {
+        let sealed = try DayFixtures.ownTracksMessages(day).map {
             String(
                 decoding: OwnTracksKeys.seal(Array($0.utf8), secret: "correct horse battery"), as: UTF8.self)
         }
@@ -144,7 +102,7 @@ extension EndToEnd {
                 run.stderr.contains("mqtt:\(read):")
             }
         }
-        try PhoneDay.stop(run)
+        try DayFixtures.stop(run)
         let store = try Store(directory: scratch.file("state"))
         defer { store.close() }
         #expect(try store.events().map(\.id) == expected)

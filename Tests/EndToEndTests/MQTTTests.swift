@@ -15,47 +15,15 @@ private enum MQTTDay {
     /// message before it has been processed (QoS 1 messages on one topic arrive in order).
     static let endMarker = "end of the day"
 
-    static let rules =
-        "timezone: Europe/London\n" + DayFixtures.places + """
-
-            rules:
-              - { name: arrived home, on: enter home, log: true }
-
-            """
-
-    /// The day's NDJSON fixes as OwnTracks `location` messages: lat, lon, tst in seconds, acc.
-    static func ownTracks(_ day: [String]) throws -> [String] {
-        try day.map { line in
-            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                let latitude = object["latitude"] as? Double, let longitude = object["longitude"] as? Double,
-                let milliseconds = object["timestamp"] as? Int64,
-                let accuracy = object["horizontalAccuracy"] as? Double
-            else { throw HarnessError("not a fix of the synthetic day: \(line)") }
-            return
-                #"{"_type":"location","lat":\#(latitude),"lon":\#(longitude),"tst":\#(milliseconds / 1000),"acc":\#(accuracy)}"#
-        }
-    }
-
-    /// What `geofence replay` prints for the day as the device `jane/phone`.
-    static func replayed(_ day: [String], in scratch: TemporaryDirectory) throws -> [[String: Any]] {
-        try scratch.write(
-            "day.ndjson", day.map { DayFixtures.withDevice($0, device) }.joined(separator: "\n") + "\n")
-        return try DayFixtures.replay(
-            rules: scratch.file("rules.yaml"), input: scratch.file("day.ndjson"), in: scratch)
-    }
+    static let rules = DayFixtures.arrivedHomeRules
 
     /// `geofence run rules.yaml --mqtt ... --history` against `broker`, subscribed once started.
     static func run(
         broker: Broker, client: String, in scratch: TemporaryDirectory, extra: [String] = [],
         name: String = "run"
     ) throws -> GeofenceProcess {
-        let run = try GeofenceProcess(
-            [
-                "run", "rules.yaml", "--mqtt", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-client-id", client,
-                "--history", "--fire-history", "--state", scratch.file("state"),
-            ] + extra, in: scratch.path, name: name)
-        try broker.waitForSubscription(of: client)
-        return run
+        try DayFixtures.runOverMQTT(
+            broker: broker, client: client, in: scratch, extra: ["--fire-history"] + extra, name: name)
     }
 
     /// Waits until geofence has logged the `number`th message since its start as unreadable.
@@ -67,12 +35,8 @@ private enum MQTTDay {
 
     /// Stops geofence with SIGTERM and returns the ids of the events it stored.
     static func stopAndReadEvents(_ run: GeofenceProcess, in scratch: TemporaryDirectory) throws -> [String] {
-        run.send(SIGTERM)
-        let ended = try run.waitForExit()
-        #expect(!ended.signaled && ended.status == 0, "stderr:\n\(run.stderr)")
-        let store = try Store(directory: scratch.file("state"))
-        defer { store.close() }
-        return try store.events().map(\.id)
+        try DayFixtures.stop(run)
+        return try DayFixtures.storedEventIDs(in: scratch)
     }
 }
 
@@ -84,11 +48,12 @@ extension EndToEnd {
         let scratch = try TemporaryDirectory("mqtt-day")
         try scratch.write("rules.yaml", MQTTDay.rules)
         let day = try DayFixtures.day(in: scratch)
-        let expected = DayFixtures.eventIDs(try MQTTDay.replayed(day, in: scratch))
+        let expected = DayFixtures.eventIDs(
+            try DayFixtures.replayed(day, device: MQTTDay.device, in: scratch))
         try #require(expected.count > 4)
         let broker = try Broker(in: scratch)
         let run = try MQTTDay.run(broker: broker, client: "geofence-e2e-day", in: scratch)
-        try broker.publish(try MQTTDay.ownTracks(day) + [MQTTDay.endMarker], topic: MQTTDay.topic)
+        try broker.publish(try DayFixtures.ownTracksMessages(day) + [MQTTDay.endMarker], topic: MQTTDay.topic)
         try MQTTDay.waitForMarker(day.count + 1, of: run)
         #expect(run.stdout.contains("jane/phone"), "stdout:\n\(run.stdout)")
         #expect(try MQTTDay.stopAndReadEvents(run, in: scratch) == expected)
@@ -101,7 +66,7 @@ extension EndToEnd {
         let scratch = try TemporaryDirectory("mqtt-publish")
         try scratch.write("rules.yaml", MQTTDay.rules)
         let day = try DayFixtures.day(in: scratch)
-        let replayed = try MQTTDay.replayed(day, in: scratch)
+        let replayed = try DayFixtures.replayed(day, device: MQTTDay.device, in: scratch)
         let iso = ISO8601DateFormatter()
         iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         let expected: [String] = replayed.compactMap { object in
@@ -123,7 +88,7 @@ extension EndToEnd {
         defer { end(subscriber) }
         let run = try MQTTDay.run(
             broker: broker, client: "geofence-e2e-publish", in: scratch, extra: ["--mqtt-publish"])
-        try broker.publish(try MQTTDay.ownTracks(day) + [MQTTDay.endMarker], topic: MQTTDay.topic)
+        try broker.publish(try DayFixtures.ownTracksMessages(day) + [MQTTDay.endMarker], topic: MQTTDay.topic)
         try MQTTDay.waitForMarker(day.count + 1, of: run)
         try waitUntil("\(expected.count) transitions at the subscriber\n\(TemporaryDirectory.read(received))")
         {
@@ -156,8 +121,9 @@ extension EndToEnd {
         let scratch = try TemporaryDirectory("mqtt-restart")
         try scratch.write("rules.yaml", MQTTDay.rules)
         let day = try DayFixtures.day(in: scratch)
-        let expected = DayFixtures.eventIDs(try MQTTDay.replayed(day, in: scratch))
-        let messages = try MQTTDay.ownTracks(day)
+        let expected = DayFixtures.eventIDs(
+            try DayFixtures.replayed(day, device: MQTTDay.device, in: scratch))
+        let messages = try DayFixtures.ownTracksMessages(day)
         let half = messages.count / 2
         let client = "geofence-e2e-restart"
 

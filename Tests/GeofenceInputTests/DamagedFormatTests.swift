@@ -3,6 +3,7 @@ import Testing
 
 @testable import Geofence
 @testable import GeofenceInput
+import GeofenceSimulation
 
 /// Damaged copies of the format test files: every reader must give records and errors (never
 /// trap), name lines inside the file, and keep what it read before the damage.

@@ -13,7 +13,35 @@ import Testing
                 Fix(
                     timestamp: unix(1_700_000_000), coordinate: at(52.52, 13.405), horizontalAccuracy: 15,
                     altitude: 34, verticalAccuracy: 4, speed: 10, course: 180, deviceId: "jane/phone",
-                    label: "jj"))),
+                    label: "jj", regions: ["home"]))),
+        // inregions: the phone's own current regions, escapes resolved, an empty list kept; a
+        // malformed list is a lost hint, not a lost fix.
+        GoodLine(
+            #"{"_type":"location","lat":52.52,"lon":13.405,"tst":1700000000,"tid":"jj","inregions":[ "Caf\u00e9" , "work \"B\"","",[]]}"#,
+            .fix(
+                Fix(
+                    timestamp: unix(1_700_000_000), coordinate: at(52.52, 13.405), deviceId: "jj", label: "jj"
+                ))),
+        GoodLine(
+            #"{"_type":"location","lat":52.52,"lon":13.405,"tst":1700000000,"tid":"jj","inregions":[ "Caf\u00e9" , "work \"B\"",""]}"#,
+            .fix(
+                Fix(
+                    timestamp: unix(1_700_000_000), coordinate: at(52.52, 13.405), deviceId: "jj",
+                    label: "jj",
+                    regions: ["Café", "work \"B\"", ""]))),
+        GoodLine(
+            #"{"_type":"location","lat":52.52,"lon":13.405,"tst":1700000000,"tid":"jj","inregions":[]}"#,
+            .fix(
+                Fix(
+                    timestamp: unix(1_700_000_000), coordinate: at(52.52, 13.405), deviceId: "jj",
+                    label: "jj",
+                    regions: []))),
+        GoodLine(
+            #"{"_type":"location","lat":52.52,"lon":13.405,"tst":1700000000,"tid":"jj","inregions":"home"}"#,
+            .fix(
+                Fix(
+                    timestamp: unix(1_700_000_000), coordinate: at(52.52, 13.405), deviceId: "jj", label: "jj"
+                ))),
         // The tracker's signals (issue 9): iOS move mode promises a fix per 100 m moved, a "v"
         // location is an iOS visit (a stay); significant mode promises 500 m, "p" is a ping.
         GoodLine(

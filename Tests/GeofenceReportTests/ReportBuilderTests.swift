@@ -4,6 +4,7 @@ import GeofenceInput
 import GeofenceReport
 import GeofenceRules
 import Testing
+import GeofenceSimulation
 
 @Suite struct ReportBuilderTests {
     @Test func syntheticDaySummaryCountsFixesEventsAndCommutes() throws {
@@ -14,8 +15,11 @@ import Testing
         #expect(report.summary.eventsPerPlace["home"]?["exit"] == 1)
         #expect(report.summary.hooksNotRun == 0)
         #expect(report.days.map(\.label) == ["2026-03-03"])
-        #expect(report.commutes.map(\.rule) == ["morning commute", "evening commute"])
-        #expect(report.days[0].actions.count == 4)
+        // The evening commute is abandoned at the gym (a stop); the way home is its own commute.
+        #expect(report.commutes.map(\.rule) == ["morning commute", "evening commute", "home from the gym"])
+        #expect(report.commutes.map(\.status) == [.completed, .abandoned, .completed])
+        // Three commute logs (the abandoned one's too), the gym's log and the parcel reminder.
+        #expect(report.days[0].actions.count == 5)
         #expect(report.days[0].actions.allSatisfy { $0.outcome == .notRun })
     }
 

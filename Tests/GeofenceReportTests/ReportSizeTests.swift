@@ -4,6 +4,7 @@ import Foundation
 import Geofence
 import GeofenceReport
 import Testing
+import GeofenceSimulation
 
 /// A year of data must stay one file a browser opens: measured in bytes, never in seconds.
 @Suite struct ReportSizeTests {

@@ -5,6 +5,7 @@ import GeofenceReport
 import GeofenceRules
 import GeofenceRuntime
 import Testing
+import GeofenceSimulation
 
 /// `geofence report --state DIR`: what a run stored, with each hook's outcome.
 @Suite struct StoreReportTests {

@@ -57,6 +57,57 @@ import Testing
         #expect(crossings.last?.date == Date(timeIntervalSince1970: 1_772_527_200))
     }
 
+    /// A location 140 m from home's centre with 50 m accuracy is in the band of its 150 m fence:
+    /// evidence of neither side. `inregions` naming home makes it evidence of inside.
+    static func nearHome(_ tst: Int, regions: String? = nil) -> String {
+        let list = regions.map { #","inregions":\#($0)"# } ?? ""
+        return
+            #"{"_type":"location","lat":51.5007,"lon":-0.12258,"tst":\#(tst),"acc":50,"tid":"ph","m":-1,"t":"t"\#(list)}"#
+    }
+
+    /// At work, then two messages near home 5 minutes apart whose `inregions` names home: the
+    /// phone's region monitor says it is home, and two agreeing messages confirm the arrival.
+    @Test func inregionsNamingAPlaceIsEvidenceOfInsideWhateverThePosition() throws {
+        let start = 1_772_524_800
+        let atWork = [Self.location(start, -0.0526, m: -1), Self.location(start + 300, -0.0526, m: -1)]
+        let withRegions = try Self.run(
+            atWork + [
+                Self.nearHome(start + 2400, regions: #"["home"]"#),
+                Self.nearHome(start + 2700, regions: #"["home","Gym"]"#),
+            ])
+        let enter = withRegions.first { $0.place == "home" && $0.transition == .enter }
+        #expect(enter?.confirmedAt == Date(timeIntervalSince1970: Double(start + 2700)))
+        // The same positions without the list are in the band: home never changes.
+        let without = try Self.run(atWork + [Self.nearHome(start + 2400), Self.nearHome(start + 2700)])
+        #expect(!without.contains { $0.place == "home" && $0.transition == .enter })
+    }
+
+    /// One message is never enough, and a list naming other regions says nothing about home.
+    @Test func aSingleInregionsMessageOrOneNamingOtherRegionsDoesNotMoveAPlace() throws {
+        let start = 1_772_524_800
+        let atWork = [Self.location(start, -0.0526, m: -1), Self.location(start + 300, -0.0526, m: -1)]
+        let single = try Self.run(atWork + [Self.nearHome(start + 2400, regions: #"["home"]"#)])
+        #expect(!single.contains { $0.place == "home" && $0.transition == .enter })
+        let others = try Self.run(
+            atWork + [
+                Self.nearHome(start + 2400, regions: #"["Gym"]"#),
+                Self.nearHome(start + 2700, regions: #"["Gym"]"#),
+            ])
+        #expect(!others.contains { $0.place == "home" && $0.transition == .enter })
+    }
+
+    /// A phone in significant mode: a fix, then a `t: "v"` visit location whose `inregions`
+    /// names home confirms at once, even though its position is in the band.
+    @Test func aVisitLocationNamingThePlaceInInregionsConfirmsAlone() throws {
+        let start = 1_772_524_800
+        let visit =
+            #"{"_type":"location","lat":51.5007,"lon":-0.12258,"tst":\#(start + 2400),"acc":50,"tid":"ph","m":1,"t":"v","inregions":["home"]}"#
+        let events = try Self.run([
+            Self.location(start, -0.0526, m: -1), Self.location(start + 300, -0.0526, m: -1), visit,
+        ])
+        #expect(events.contains { $0.place == "home" && $0.transition == .enter })
+    }
+
     @Test func aTransitionNamingNoPlaceChangesNothing() throws {
         let lines = [
             Self.location(1_772_524_800, -0.1246), Self.location(1_772_525_100, -0.1246),

@@ -3,6 +3,7 @@ import Testing
 
 @testable import Geofence
 @testable import GeofenceRules
+import GeofenceSimulation
 
 /// Loads rules text, which must be free of errors.
 private func load(_ yaml: String) throws -> RulesFile {

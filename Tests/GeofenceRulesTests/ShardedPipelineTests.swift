@@ -4,6 +4,7 @@ import GeofenceInput
 import Testing
 
 @testable import GeofenceRules
+import GeofenceSimulation
 
 /// Devices processed on several threads give exactly what one pipeline gives: the same outputs,
 /// in the same order, whatever the number of shards and the size of the batches.

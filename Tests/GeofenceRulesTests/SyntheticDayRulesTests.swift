@@ -3,6 +3,7 @@ import Geofence
 import Testing
 
 @testable import GeofenceRules
+import GeofenceSimulation
 
 /// The rules of `Rules/commute.yaml` on the synthetic day, through the whole pipeline (filter,
 /// monitor, rules), as `geofence replay` and `geofence run` use it.
@@ -35,12 +36,14 @@ import Testing
 
     /// On every seed, each commute starts and ends within one fix interval of the moment the person
     /// truly crossed the 150 m fences. (The timetable's 08:00 and 08:25 are when they leave home's
-    /// centre and reach work's; crossing a 150 m radius at 12 km/h takes 45 s of that.)
+    /// centre and reach work's; crossing a 150 m radius at 12 km/h takes 45 s of that.) The evening
+    /// commute from work is abandoned at the gym, an hour's stop (see `CommuteStopTests`); the way
+    /// home from the gym is its own commute.
     @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
     func commutesAreDatedWithinOneFixIntervalOfTheTrueCrossings(seed: UInt64) throws {
         let day = SyntheticDay(seed: seed)
         let commutes = replay(day.fixes(), rules: try commuteRules()).outputs.flatMap(\.commutes)
-        #expect(commutes.count == 2)
+        #expect(commutes.count == 3)
         // Straight legs at constant speed: the crossing of a 150 m circle is 150 m / speed from
         // the centre.
         let leaveHome = day.date(.init(8, 0)).addingTimeInterval(150.0 / 5000 * 25 * 60)
@@ -48,12 +51,16 @@ import Testing
         let toGym = (2000.0 * 2000 + 1500 * 1500).squareRoot()
         let leaveWork = day.date(.init(17, 30)).addingTimeInterval(150 / toGym * 15 * 60)
         let fromGym = (3000.0 * 3000 + 1500 * 1500).squareRoot()
+        let leaveGym = day.date(.init(18, 45)).addingTimeInterval(150 / fromGym * 25 * 60)
         let reachHome = day.date(.init(19, 10)).addingTimeInterval(-150 / fromGym * 25 * 60)
         let morning = try #require(commutes.first { $0.rule == "morning commute" })
         let evening = try #require(commutes.first { $0.rule == "evening commute" })
+        let fromTheGym = try #require(commutes.first { $0.rule == "home from the gym" })
+        #expect(evening.status == .abandoned)
         for (estimate, truth) in [
             (morning.start, leaveHome), (try #require(morning.end), reachWork),
-            (evening.start, leaveWork), (try #require(evening.end), reachHome),
+            (evening.start, leaveWork), (fromTheGym.start, leaveGym),
+            (try #require(fromTheGym.end), reachHome),
         ] {
             #expect(abs(estimate.timeIntervalSince(truth)) <= day.intervalSeconds, "\(estimate) vs \(truth)")
         }
@@ -83,8 +90,8 @@ import Testing
         #expect(
             second.outputs.flatMap(\.actions).allSatisfy { if case .remind = $0.kind { false } else { true } }
         )
-        // But the other rules go on firing.
-        #expect(second.outputs.flatMap(\.commutes).count == 2)
+        // But the other rules go on firing: morning, evening (abandoned at the gym), home from the gym.
+        #expect(second.outputs.flatMap(\.commutes).count == 3)
     }
 
     @Test func aTripOutOfHomeAndBackIsAnAbandonedCommute() throws {
@@ -171,7 +178,8 @@ import Testing
         }
         let commutes = outputs.flatMap(\.commutes)
         #expect(Set(commutes.map(\.device)) == ["jane/phone"])
-        #expect(commutes.count == 2)
+        // Morning, evening (abandoned at the gym) and home from the gym.
+        #expect(commutes.count == 3)
         let bobsEvents = outputs.flatMap(\.placeEvents).filter { $0.device == "bob/phone" }
         #expect(bobsEvents.allSatisfy { $0.transition == .determined })
         #expect(bobsEvents.count == 4)

@@ -5,6 +5,7 @@ import GeofenceRules
 import Testing
 
 @testable import GeofenceRuntime
+import GeofenceSimulation
 
 @Suite struct LeaseBookTests {
     private func book(_ engine: String, partitions: Int = 6) -> LeaseBook {
@@ -23,6 +24,26 @@ import Testing
             plans[engine] = plan.claim
         }
         #expect(plans == ["a": [0, 1], "b": [2, 3], "c": [4, 5]])
+    }
+
+    /// Engine a sends a renewal at 10 s that writes revision 5; b reads that revision at 10.2 s on
+    /// its clock. a's fence closes half a lease after the send, long before b may claim.
+    @Test func theFenceClosesHalfALeaseAfterARenewalLongBeforeAnotherEngineMayClaim() {
+        let leaseSeconds = 8.0
+        let keeper = LeaseKeeper.Held(revision: 5, renewedAt: 10)
+        var other = LeaseBook(engine: "b", partitions: 6, leaseSeconds: leaseSeconds)
+        other.observe(leases: [0: .init(owner: "a", revision: 5)], members: [:], now: 10.2)
+        let fence = leaseSeconds / 2
+        #expect(LeaseKeeper.mayCommit(keeper, now: 13.9, fenceSeconds: fence))
+        #expect(!LeaseKeeper.mayCommit(keeper, now: 14.0, fenceSeconds: fence))
+        for now in stride(from: 10.2, to: 18.2, by: 0.5) {
+            other.observe(leases: [0: .init(owner: "a", revision: 5)], members: [:], now: now)
+            #expect(!other.isClaimable(0, now: now), "claimable at \(now)")
+        }
+        #expect(other.isClaimable(0, now: 18.2))
+        var lost = keeper
+        lost.lost = true
+        #expect(!LeaseKeeper.mayCommit(lost, now: 10.5, fenceSeconds: fence))
     }
 
     @Test func aHeldLeaseExpiresOnlyAfterItsRevisionStaysTheSameForALeaseTime() {

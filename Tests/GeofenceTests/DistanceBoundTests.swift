@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Geofence
+import GeofenceSimulation
 
 /// The cheap bound that lets the monitor skip far places must never exceed the exact signed
 /// distance: if it did, a fix could be taken as clearly outside a place it is near or in.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Geofence
+import GeofenceSimulation
 
 /// `simulate day` writes its times with ``ISO8601Writer`` instead of a formatter per line; the
 /// text must be exactly what `ISO8601DateFormatter` writes, in every zone and across changes of

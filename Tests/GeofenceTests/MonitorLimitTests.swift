@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Geofence
+import GeofenceSimulation
 
 @Suite struct MonitorLimitTests {
     static let day = SyntheticDay()

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Geofence
+import GeofenceSimulation
 
 /// Determinism: batches, single fixes, the actor, and a restart anywhere give the same events.
 @Suite struct MonitorRestoreTests {

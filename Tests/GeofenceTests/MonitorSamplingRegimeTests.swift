@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Geofence
+import GeofenceSimulation
 
 /// The synthetic day as trackers really send it: on a timer of 1 to 30 minutes, or only after
 /// moving 100 m or 500 m with a keep-alive fix every 15 minutes or hour.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Geofence
+import GeofenceSimulation
 
 /// A phone lying still for a week must never flap.
 @Suite struct MonitorStationaryTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Geofence
+import GeofenceSimulation
 
 /// The synthetic day: home, commute, work, lunch, work, gym, home.
 @Suite struct MonitorSyntheticDayTests {

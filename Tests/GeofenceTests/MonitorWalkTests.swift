@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Geofence
+import GeofenceSimulation
 
 /// A walker going in and out of places: one event per real crossing, dated within a fix interval.
 @Suite struct MonitorWalkTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Geofence
+import GeofenceSimulation
 
 /// Builds coordinates from metres on a flat map around an origin, so expected distances are known.
 struct MetricMap {

@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import Geofence
+import GeofenceSimulation
 
 /// Runs the executable with arguments and standard input, returning its exit status and output.
 private func runGeofence(_ arguments: [String], input: String = "") throws -> (

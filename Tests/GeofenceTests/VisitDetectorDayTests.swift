@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Geofence
+import GeofenceSimulation
 
 /// One visit and the time of the fix that revealed it (`nil`: revealed by `finish()`).
 struct VisitReport: Equatable {

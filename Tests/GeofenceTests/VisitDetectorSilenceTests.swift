@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Geofence
+import GeofenceSimulation
 
 /// Stays seen by trackers that fall silent when still: a gap between fixes that agree on the place
 /// does not end a stay; a fix that leaves it does.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Geofence
+import GeofenceSimulation
 
 /// Small hand-made traces for the rules of the detector one at a time.
 @Suite struct VisitDetectorTests {

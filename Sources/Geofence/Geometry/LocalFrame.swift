@@ -1,9 +1,14 @@
 import Foundation
 
 /// A point in a ``LocalFrame``, in metres east and north of the frame's origin.
-struct PlanePoint: Hashable, Sendable {
-    var x: Double
-    var y: Double
+package struct PlanePoint: Hashable, Sendable {
+    package var x: Double
+    package var y: Double
+
+    package init(x: Double, y: Double) {
+        self.x = x
+        self.y = y
+    }
 }
 
 /// A local metric plane around a place: an azimuthal equidistant projection centred on an origin.
@@ -12,14 +17,14 @@ struct PlanePoint: Hashable, Sendable {
 /// the local sphere), and distortion elsewhere grows with the square of the distance from the
 /// origin: under a part per million within 10 km. It works the same at the poles and across
 /// the ±180° meridian because it goes through Earth-centred coordinates rather than degrees.
-struct LocalFrame: Sendable, Hashable {
+package struct LocalFrame: Sendable, Hashable {
     let origin: Coordinate
     private let sinLat0: Double, cosLat0: Double, sinLon0: Double, cosLon0: Double
     private let originECEF: (x: Double, y: Double, z: Double)
     /// Radius of the sphere that best fits the ellipsoid at the origin (Gaussian mean radius).
     private let radius: Double
 
-    init(origin: Coordinate) {
+    package init(origin: Coordinate) {
         self.origin = origin
         let phi = radians(origin.latitude), lambda = radians(origin.longitude)
         sinLat0 = sin(phi)
@@ -31,8 +36,8 @@ struct LocalFrame: Sendable, Hashable {
         radius = (WGS84.meridionalRadius(sin2: sin2) * WGS84.primeVerticalRadius(sin2: sin2)).squareRoot()
     }
 
-    static func == (lhs: LocalFrame, rhs: LocalFrame) -> Bool { lhs.origin == rhs.origin }
-    func hash(into hasher: inout Hasher) { hasher.combine(origin) }
+    package static func == (lhs: LocalFrame, rhs: LocalFrame) -> Bool { lhs.origin == rhs.origin }
+    package func hash(into hasher: inout Hasher) { hasher.combine(origin) }
 
     @inline(__always)
     private static func ecef(sinLat: Double, cosLat: Double, sinLon: Double, cosLon: Double) -> (
@@ -66,7 +71,7 @@ struct LocalFrame: Sendable, Hashable {
     ///
     /// It walks the arc on the local sphere, drops the result onto the ellipsoid, and then
     /// corrects twice by the residual of projecting it forward.
-    func unproject(_ point: PlanePoint) -> Coordinate {
+    package func unproject(_ point: PlanePoint) -> Coordinate {
         var target = point
         var result = origin
         for _ in 0..<3 {

@@ -24,7 +24,7 @@ public struct Coordinate: Hashable, Sendable {
 
     /// Makes a coordinate from values already known to be valid (constants, values computed from
     /// valid coordinates). Out-of-range input is clamped and wrapped rather than trapping.
-    init(uncheckedLatitude latitude: Double, longitude: Double) {
+    package init(uncheckedLatitude latitude: Double, longitude: Double) {
         self.latitude = min(90, max(-90, latitude))
         var lon = longitude.truncatingRemainder(dividingBy: 360)
         if lon > 180 { lon -= 360 } else if lon < -180 { lon += 360 }

@@ -35,6 +35,10 @@ public struct Fix: Hashable, Sendable, Codable {
     public var silentWithinMeters: Double?
     /// Why the tracker sent this fix, when it says; `nil` when it does not.
     public var trigger: Trigger?
+    /// The tracker's own regions it says the device is in (OwnTracks `inregions`, by name); `nil`
+    /// when it does not say. A condition named here takes the fix as evidence of inside whatever
+    /// its position; one not named learns nothing from the list (the tracker may not watch it).
+    public var regions: [String]?
 
     /// Why a tracker sent a fix, as OwnTracks' `t` says it.
     public enum Trigger: String, Codable, Sendable, Hashable {
@@ -54,7 +58,7 @@ public struct Fix: Hashable, Sendable, Codable {
         timestamp: Date, coordinate: Coordinate, horizontalAccuracy: Double? = nil,
         altitude: Double? = nil, verticalAccuracy: Double? = nil, speed: Double? = nil,
         course: Double? = nil, floor: Int? = nil, deviceId: String? = nil, label: String? = nil,
-        silentWithinMeters: Double? = nil, trigger: Trigger? = nil
+        silentWithinMeters: Double? = nil, trigger: Trigger? = nil, regions: [String]? = nil
     ) {
         self.timestamp = timestamp
         self.coordinate = coordinate
@@ -68,6 +72,7 @@ public struct Fix: Hashable, Sendable, Codable {
         self.label = label
         self.silentWithinMeters = Fix.known(silentWithinMeters)
         self.trigger = trigger
+        self.regions = regions
     }
 
     /// Core Location marks unknown accuracies, speeds and courses with negative numbers.

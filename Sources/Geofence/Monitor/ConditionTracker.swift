@@ -142,10 +142,12 @@ struct ConditionTracker: Codable, Sendable {
             } ?? false
         lastSeen = t
 
+        // The tracker says the device is in its region of this name (OwnTracks `inregions`).
+        let claimed = fix.regions?.contains(definition.identifier) ?? false
         // Far outside, with nothing pending: the full path below would only note the side, so a
         // bound that already proves outside evidence lets the exact distance be skipped, exactly.
         // (The test is Hysteresis.evidence(...) == .outside, written out on the plain fields.)
-        if state == .unsatisfied, pendingBox == nil, lastSide == .outside {
+        if state == .unsatisfied, pendingBox == nil, lastSide == .outside, !claimed {
             let bound = definition.bound.lowerBound(point)
             if bound > 0, bound - definition.accuracyWeight * accuracy >= definition.exitMarginMeters {
                 if !continuous { lastSideChange = CrossingEstimate(date: t, after: t) }
@@ -157,8 +159,11 @@ struct ConditionTracker: Codable, Sendable {
         let d = condition.signedDistance(to: fix.coordinate)
         // GEOS reports failure as NaN; such a fix tells nothing about this condition.
         guard d.isFinite else { return }
-        let side = Hysteresis.Side(signedDistance: d)
-        let evidence = h.evidence(signedDistance: d, accuracy: accuracy)
+        // A region the tracker says it is in makes the fix evidence of inside, as strong as one
+        // clearly inside: its region monitor decided on fixes we never got. It confirms the way
+        // any evidence fix does (two far enough apart, or enough of them), never alone.
+        let side: Hysteresis.Side = claimed ? .inside : Hysteresis.Side(signedDistance: d)
+        let evidence: Hysteresis.Side? = claimed ? .inside : h.evidence(signedDistance: d, accuracy: accuracy)
 
         if let lastSide {
             if !continuous {

@@ -63,14 +63,11 @@ public struct Event: Codable, Sendable, Hashable {
         signedDistanceMeters: Double? = nil, fix: Fix? = nil, visit: Visit? = nil,
         previousState: ConditionState? = nil
     ) {
-        self.identifier = identifier
-        self.state = state
-        self.previousState = previousState
-        self.kind = kind
-        self.date = date
-        self.confirmedAt = confirmedAt
-        self.signedDistanceMeters = signedDistanceMeters
-        self.evidence = fix == nil && visit == nil ? nil : Evidence(fix: fix, visit: visit)
+        self.init(
+            identifier: identifier, state: state, kind: kind, date: date, confirmedAt: confirmedAt,
+            signedDistanceMeters: signedDistanceMeters,
+            evidence: fix == nil && visit == nil ? nil : Evidence(fix: fix, visit: visit),
+            previousState: previousState)
     }
 
     /// Makes an event whose deciding fix or visit is shared with other events.

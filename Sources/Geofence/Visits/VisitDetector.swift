@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A streaming stay-point detector that turns fixes into visits, one fix at a time, the way Core
 /// Location reports `CLVisit`.
@@ -60,6 +60,10 @@ public struct VisitDetector: Codable, Sendable {
 
     /// The opening report of the stay going on now, if the fixes so far make one.
     public var currentVisit: Visit? { window?.visit }
+
+    /// The time of the last fix inside the stay going on: how long it has lasted so far, as the
+    /// fixes show it (a commute judges its stops by this); `nil` when no stay is going on.
+    public var currentVisitLastFix: Date? { window?.isStay == true ? window?.lastInside : nil }
 
     /// Takes the next fix and returns the visits it reveals, in order: none; an opening or a closing
     /// report; or, rarely, the closing report of one stay and the opening report of the next.

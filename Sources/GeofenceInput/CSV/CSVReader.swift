@@ -8,7 +8,7 @@ import Geofence
 /// common aliases (see the README's "Input formats"). The delimiter (`,`, `;` or tab) is taken
 /// from the header. Lines before a usable header are reported as errors and the next line is
 /// tried as the header, so a title line above the header costs one error, not the file.
-public struct CSVReader: Sendable {
+public struct CSVReader: Sendable, LineRecordDecoder {
     /// The name of the source, used in errors.
     public let source: String
     /// The zone for times written without an offset.
@@ -28,26 +28,6 @@ public struct CSVReader: Sendable {
 
     /// Whether a header has been read, so that rows are being read as fixes.
     public var hasHeader: Bool { header != nil }
-
-    /// Reads one line (without its line break); `nil` for a blank line, a `#` comment or the
-    /// header itself.
-    @inlinable
-    public mutating func decode(_ line: some StringProtocol, number: Int) -> Result<InputRecord?, RecordError>
-    {
-        var text = String(line)
-        return text.withUTF8 { decode(bytes: $0, number: number) }
-    }
-
-    /// Reads one line given as UTF-8 bytes (without its line break).
-    @inlinable
-    public mutating func decode(utf8 line: some Collection<UInt8>, number: Int) -> Result<
-        InputRecord?, RecordError
-    > {
-        if let result = line.withContiguousStorageIfAvailable({ decode(bytes: $0, number: number) }) {
-            return result
-        }
-        return Array(line).withUnsafeBufferPointer { decode(bytes: $0, number: number) }
-    }
 
     /// Reads one line from a buffer that is only valid for the call.
     public mutating func decode(bytes: UnsafeBufferPointer<UInt8>, number: Int) -> Result<

@@ -159,7 +159,7 @@ public struct StreamDecoder: Sendable {
         case .geolife: return .geolife(GeoLifeReader(source: source, deviceId: deviceId))
         case .json, .takeout, .geojson:
             return .document(document(format.documentShape ?? .any))
-        case .gpx, .kml:
+        case _ where format.isXMLDocument:
             firstRefusedLine = number
             return .refused(
                 "a \(format.rawValue.uppercased()) document is read whole, by replay and stays, not line by line"

@@ -24,69 +24,20 @@ public enum GPXReader {
     /// Reads a whole GPX document. A malformed document yields the points read before the
     /// fault, and an error naming where it is.
     public static func read(data: Data, source: String) -> InputBatch {
-        var body = data
-        // A UTF-8 byte-order mark before `<?xml` is legal but trips some XML parsers.
-        if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
         let delegate = GPXDelegate(source: source)
-        var cut = false
-        // The scanner reads UTF-8 only: a document in another encoding is refused, and one with a
-        // byte that is not UTF-8 (or a NUL, which XML forbids) is read up to the line before it.
-        switch XMLBytes.check(body) {
-        case .valid:
-            break
-        case .otherEncoding(let name):
-            return InputBatch(errors: [
-                RecordError(
-                    source: source, line: 1,
-                    message: "the document declares encoding \"\(name)\"; only UTF-8 GPX is read",
-                    kind: .malformed)
-            ])
-        case .invalid(let offset, let line, let column):
-            delegate.errors.append(
-                RecordError(
-                    source: source, line: line, column: column,
-                    message:
-                        "byte \(offset) is not UTF-8 (or is a NUL); the document is read up to the line before it",
-                    kind: .malformed))
-            let lineStart =
-                body[..<(body.startIndex + offset)].lastIndex(of: UInt8(ascii: "\n")) ?? body.startIndex
-            body = body[..<lineStart]
-            cut = true
-        }
-        var scanner = XMLScanner(body)
-        do throws(XMLScanner.Fault) {
-            try scanner.scan { item in
-                switch item {
-                case .start(let name, let attributes, let line):
-                    delegate.start(name, attributes: attributes, line: line)
-                case .text(let text): delegate.characters(text)
-                case .end(let name): delegate.end(name)
-                }
-                return !delegate.aborted
-            }
-        } catch {
-            // A document cut by the byte check above already has its error.
-            if !cut {
-                delegate.errors.append(
-                    RecordError(
-                        source: source, line: error.line, column: error.column,
-                        message: "the XML is malformed here: \(error.message)", kind: .malformed))
-            }
+        if let refused = XMLRecordWalk.walk(data, source: source, format: "GPX", into: delegate) {
+            return refused
         }
         if !delegate.sawRoot, delegate.errors.isEmpty {
             delegate.errors.append(
                 RecordError(source: source, line: 0, message: "no GPX document found", kind: .malformed))
         }
-        let ordered = delegate.fixes.enumerated().sorted {
-            ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset)
-        }
-        return InputBatch(
-            records: ordered.map { .fix($0.element) } + delegate.untimed, errors: delegate.errors)
+        return XMLRecordWalk.batch(of: delegate)
     }
 }
 
 /// Collects points as the XML scanner reports elements; used by one `read` call only.
-private final class GPXDelegate {
+private final class GPXDelegate: XMLRecordCollector {
     let source: String
     var fixes: [Fix] = []
     /// Points without a time, as ignored records.

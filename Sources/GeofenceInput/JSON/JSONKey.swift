@@ -6,7 +6,7 @@ enum JSONKey: Int, CaseIterable {
     case type, ownTracksType, latitude, longitude, lat, lon, timestamp, time, tst
     case horizontalAccuracy, accuracy, acc, altitude, alt, verticalAccuracy, vac
     case speed, vel, course, bearing, cog, floor, deviceId, deviceIdSnake, label, tid, topic
-    case arrival, departure, event, desc, wtst, trigger, monitoringMode
+    case arrival, departure, event, desc, wtst, trigger, monitoringMode, inregions
 
     /// The member name as written in JSON.
     var name: String { JSONKey.names[rawValue] }
@@ -15,7 +15,7 @@ enum JSONKey: Int, CaseIterable {
         "type", "_type", "latitude", "longitude", "lat", "lon", "timestamp", "time", "tst",
         "horizontalAccuracy", "accuracy", "acc", "altitude", "alt", "verticalAccuracy", "vac",
         "speed", "vel", "course", "bearing", "cog", "floor", "deviceId", "device_id", "label", "tid",
-        "topic", "arrival", "departure", "event", "desc", "wtst", "t", "m",
+        "topic", "arrival", "departure", "event", "desc", "wtst", "t", "m", "inregions",
     ]
 
     /// One entry per key: its length and first eight bytes packed into an integer, so that a

@@ -93,6 +93,53 @@ struct JSONFields {
         }
     }
 
+    /// The strings of the array in `key` (OwnTracks `inregions`), or `nil` when absent or null.
+    /// The scanner has checked the array's syntax, so only its elements' kinds are judged here.
+    func strings(_ key: JSONKey) throws(RecordError) -> [String]? {
+        let token = tokens[key.rawValue]
+        switch token.kind {
+        case .absent, .null:
+            return nil
+        case .array:
+            var result: [String] = []
+            var i = token.start + 1
+            let end = token.end - 1
+            while i < end {
+                let byte = bytes[i]
+                if byte == UInt8(ascii: " ") || byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\t")
+                    || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r")
+                {
+                    i += 1
+                    continue
+                }
+                guard byte == UInt8(ascii: "\"") else {
+                    throw context.error(
+                        field: key.name, "expected a list of strings, found \(quoted(token))",
+                        kind: .invalidField)
+                }
+                let start = i + 1
+                i = start
+                var escaped = false
+                while i < end, bytes[i] != UInt8(ascii: "\"") {
+                    if bytes[i] == UInt8(ascii: "\\") {
+                        escaped = true
+                        i += 1
+                    }
+                    i += 1
+                }
+                result.append(
+                    escaped
+                        ? JSONStrings.decode(bytes, start, i)
+                        : String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self))
+                i += 1
+            }
+            return result
+        default:
+            throw context.error(
+                field: key.name, "expected a list of strings, found \(kindName(token))", kind: .invalidField)
+        }
+    }
+
     /// Whether `key` holds exactly this ASCII string, compared without making a `String`.
     func stringEquals(_ key: JSONKey, _ expected: StaticString) -> Bool {
         let token = tokens[key.rawValue]

@@ -17,7 +17,7 @@ import Geofence
 /// case .failure(let error): print(error)  // fixes.ndjson:1: ...
 /// }
 /// ```
-public struct LineDecoder: Sendable {
+public struct LineDecoder: Sendable, LineRecordDecoder {
     /// The format lines are read in; `.auto` tells it from each line.
     public let format: InputFormat
     /// The name of the source, used in errors.
@@ -42,29 +42,6 @@ public struct LineDecoder: Sendable {
         self.zone = LocalZone(timeZone)
         self.tokens = Array(repeating: .absent, count: JSONKey.allCases.count)
         self.csv = CSVReader(source: source, timeZone: timeZone, deviceId: deviceId)
-    }
-
-    /// Reads one line (its line break may be left on); `nil` for a blank line, a `#` comment
-    /// or a CSV header.
-    @inlinable
-    public mutating func decode(_ line: some StringProtocol, number: Int) -> Result<InputRecord?, RecordError>
-    {
-        if let result = line.utf8.withContiguousStorageIfAvailable({ decode(bytes: $0, number: number) }) {
-            return result
-        }
-        var text = String(line)
-        return text.withUTF8 { decode(bytes: $0, number: number) }
-    }
-
-    /// Reads one line given as UTF-8 bytes; the fastest way in, with no `String` made.
-    @inlinable
-    public mutating func decode(utf8 line: some Collection<UInt8>, number: Int) -> Result<
-        InputRecord?, RecordError
-    > {
-        if let result = line.withContiguousStorageIfAvailable({ decode(bytes: $0, number: number) }) {
-            return result
-        }
-        return Array(line).withUnsafeBufferPointer { decode(bytes: $0, number: number) }
     }
 
     /// Reads one line from a buffer that is only valid for the call.

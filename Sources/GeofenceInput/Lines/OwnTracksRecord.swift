@@ -54,7 +54,8 @@ enum OwnTracksRecord {
             // A malformed signal is only a lost hint; the position is still good.
             silentWithinMeters: silentWithinMeters(
                 mode: (try? fields.finiteNumber(.monitoringMode, lenient: true)) ?? nil),
-            trigger: trigger((try? fields.string(.trigger)) ?? nil))
+            trigger: trigger((try? fields.string(.trigger)) ?? nil),
+            regions: (try? fields.strings(.inregions)) ?? nil)
     }
 
     /// What OwnTracks' monitoring mode `m` (sent by iOS) promises about its silence: in move mode

@@ -31,9 +31,14 @@ public enum InputFormat: String, CaseIterable, Sendable {
     /// GeoLife `.plt` trajectories (``GeoLifeReader``).
     case geolife
 
-    /// Whether the format is a whole document rather than lines (read by replay and stays, not
-    /// followed by run).
-    public var isXMLDocument: Bool { self == .gpx || self == .kml }
+    /// Whether the format is an XML document, read whole (by ``InputReader/readXML(_:format:source:deviceId:)``)
+    /// rather than line by line, so never followed by run.
+    public var isXMLDocument: Bool {
+        switch self {
+        case .gpx, .kml: true
+        case .auto, .ndjson, .owntracks, .rec, .csv, .json, .takeout, .geojson, .nmea, .geolife: false
+        }
+    }
 
     /// The shape records of a JSON document must have in this format, if it is one.
     var documentShape: JSONDocumentReader.Expected? {

@@ -95,15 +95,8 @@ public struct ReportBuilder {
         }
         for visit in output.visits { note(visit) }
         for action in output.actions {
-            let kind: String
-            switch action.kind {
-            case .log: kind = "log"
-            case .run:
-                kind = "run"
-                summary.hooksNotRun += 1
-            case .remind: kind = "remind"
-            case .post: kind = "post"
-            }
+            let kind = action.kind.name.rawValue
+            if case .run = action.kind { summary.hooksNotRun += 1 }
             actions.append(
                 ReportAction(
                     id: action.id, rule: action.rule, kind: kind, transition: action.transition.rawValue,

@@ -307,6 +307,7 @@ extension Coordinate {
     static func clamped(latitude: Double, longitude: Double) -> Coordinate {
         let lat = min(90, max(-90, latitude.isFinite ? latitude : 0))
         let lon = min(180, max(-180, longitude.isFinite ? longitude : 0))
-        return (try? Coordinate(latitude: lat, longitude: lon)) ?? SyntheticDay.defaultOrigin
+        return (try? Coordinate(latitude: lat, longitude: lon))
+            ?? Coordinate(uncheckedLatitude: lat, longitude: lon)
     }
 }

@@ -81,12 +81,14 @@ public struct CommuteRecord: Sendable, Hashable, Codable {
     public var reason: String?
     /// How it ended.
     public var status: Status
+    /// The time spent in the stops it was allowed (the rule's `stops:`); `nil` when there was none.
+    public var stoppedSeconds: Double?
 
     /// Seconds from start to end, for completed commutes.
     public var durationSeconds: Double? { end.map { $0.timeIntervalSince(start) } }
 
     private enum CodingKeys: String, CodingKey {
-        case id, rule, device, from, to, start, end, reason, status, durationSeconds
+        case id, rule, device, from, to, start, end, reason, status, durationSeconds, stoppedSeconds
     }
 
     /// Encodes the value in the form `init(from:)` reads.
@@ -102,16 +104,18 @@ public struct CommuteRecord: Sendable, Hashable, Codable {
         try container.encodeIfPresent(durationSeconds, forKey: .durationSeconds)
         try container.encode(status, forKey: .status)
         try container.encodeIfPresent(reason, forKey: .reason)
+        try container.encodeIfPresent(stoppedSeconds, forKey: .stoppedSeconds)
     }
 
     /// Makes a record.
     public init(
         id: String, rule: String, device: String, from: String, to: String, start: Date, end: Date?,
         reason: String?,
-        status: Status
+        status: Status, stoppedSeconds: Double? = nil
     ) {
         (self.id, self.rule, self.device, self.from, self.to) = (id, rule, device, from, to)
         (self.start, self.end, self.reason, self.status) = (start, end, reason, status)
+        self.stoppedSeconds = stoppedSeconds
     }
 
     /// Decodes and checks a value written by `encode(to:)`.
@@ -126,58 +130,16 @@ public struct CommuteRecord: Sendable, Hashable, Codable {
             start: try container.decode(Date.self, forKey: .start),
             end: try container.decodeIfPresent(Date.self, forKey: .end),
             reason: try container.decodeIfPresent(String.self, forKey: .reason),
-            status: try container.decode(Status.self, forKey: .status))
+            status: try container.decode(Status.self, forKey: .status),
+            stoppedSeconds: try container.decodeIfPresent(Double.self, forKey: .stoppedSeconds))
     }
 }
 
 /// An action a rule decided to take, with everything needed to carry it out later and to
 /// recognise it again.
 public struct FiredAction: Sendable, Hashable, Codable {
-    /// What to do.
-    public enum Kind: Sendable, Hashable, Codable {
-        /// Append an NDJSON line to a file (relative to the rules file) and print a line; `nil`
-        /// prints only.
-        case log(path: String?)
-        /// Run a hook with these arguments.
-        case run(arguments: [String], timeoutSeconds: Double)
-        /// Deliver a reminder, through `channel` as well as the log.
-        case remind(message: String, channel: Channel? = nil)
-        /// POST the action to an HTTP endpoint.
-        case post(WebhookTarget)
-
-        /// The name of an action kind, as the outbox's `kind` column and the payload's `action`
-        /// field hold it.
-        public enum Name: String, Sendable, Hashable, Codable, CaseIterable {
-            /// ``FiredAction/Kind/log(path:)``.
-            case log
-            /// ``FiredAction/Kind/run(arguments:timeoutSeconds:)``.
-            case run
-            /// ``FiredAction/Kind/remind(message:channel:)``.
-            case remind
-            /// ``FiredAction/Kind/post(_:)``.
-            case post
-        }
-
-        /// What a rule's action does when it fires (a reminder's repetition is the rule's business).
-        public init(_ action: RuleAction) {
-            switch action {
-            case .log(let path): self = .log(path: path)
-            case .run(let arguments, let timeout): self = .run(arguments: arguments, timeoutSeconds: timeout)
-            case .remind(let message, _, let channel): self = .remind(message: message, channel: channel)
-            case .post(let target): self = .post(target)
-            }
-        }
-
-        /// This kind's name.
-        public var name: Name {
-            switch self {
-            case .log: .log
-            case .run: .run
-            case .remind: .remind
-            case .post: .post
-            }
-        }
-    }
+    /// What to do: the rule's action as it fired (see ``RuleAction``).
+    public typealias Kind = RuleAction
 
     /// Unique per action: the event id, a slash, the action's index in the rule.
     public var id: String
@@ -220,76 +182,52 @@ public struct FiredAction: Sendable, Hashable, Codable {
         (self.accuracy, self.device, self.message, self.commute) = (accuracy, device, message, commute)
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case id, eventId, rule, action, path, arguments, timeoutSeconds, transition, place, date, latitude,
-            longitude, accuracy, device, message, commute, channel, target
-    }
-
-    /// Encodes flat: `"action": "run"` with `arguments` and `timeoutSeconds` beside it.
+    /// Encodes flat: `"action": "run"` with the kind's own fields (`arguments`, `timeoutSeconds`)
+    /// beside it.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(eventId, forKey: .eventId)
-        try container.encode(rule, forKey: .rule)
-        try container.encode(kind.name, forKey: .action)
-        switch kind {
-        case .log(let path):
-            try container.encodeIfPresent(path, forKey: .path)
-        case .run(let arguments, let timeout):
-            try container.encode(arguments, forKey: .arguments)
-            try container.encode(timeout, forKey: .timeoutSeconds)
-        case .remind(_, let channel):
-            try container.encodeIfPresent(channel, forKey: .channel)
-        case .post(let target):
-            try container.encode(target, forKey: .target)
-        }
-        try container.encode(transition, forKey: .transition)
-        try container.encodeIfPresent(place, forKey: .place)
-        try container.encode(date, forKey: .date)
-        try container.encodeIfPresent(latitude, forKey: .latitude)
-        try container.encodeIfPresent(longitude, forKey: .longitude)
-        try container.encodeIfPresent(accuracy, forKey: .accuracy)
-        try container.encode(device, forKey: .device)
-        try container.encodeIfPresent(message, forKey: .message)
-        try container.encodeIfPresent(commute, forKey: .commute)
+        var container = encoder.container(keyedBy: PayloadKey.self)
+        try container.encode(id, forKey: "id")
+        try container.encode(eventId, forKey: "eventId")
+        try container.encode(rule, forKey: "rule")
+        try container.encode(kind.name, forKey: "action")
+        try kind.kind.encodePayload(to: &container)
+        try container.encode(transition, forKey: "transition")
+        try container.encodeIfPresent(place, forKey: "place")
+        try container.encode(date, forKey: "date")
+        try container.encodeIfPresent(latitude, forKey: "latitude")
+        try container.encodeIfPresent(longitude, forKey: "longitude")
+        try container.encodeIfPresent(accuracy, forKey: "accuracy")
+        try container.encode(device, forKey: "device")
+        try container.encodeIfPresent(message, forKey: "message")
+        try container.encodeIfPresent(commute, forKey: "commute")
     }
 
     /// Decodes and checks a value written by `encode(to:)`.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        id = try container.decode(String.self, forKey: .id)
-        eventId = try container.decode(String.self, forKey: .eventId)
-        rule = try container.decode(String.self, forKey: .rule)
-        message = try container.decodeIfPresent(String.self, forKey: .message)
-        let name = try container.decode(String.self, forKey: .action)
-        switch Kind.Name(rawValue: name) {
-        case .log: kind = .log(path: try container.decodeIfPresent(String.self, forKey: .path))
-        case .run:
-            kind = .run(
-                arguments: try container.decode([String].self, forKey: .arguments),
-                timeoutSeconds: try container.decode(Double.self, forKey: .timeoutSeconds))
-        case .remind:
-            kind = .remind(
-                message: message ?? "", channel: try container.decodeIfPresent(Channel.self, forKey: .channel)
-            )
-        case .post: kind = .post(try container.decode(WebhookTarget.self, forKey: .target))
-        case nil:
+        let container = try decoder.container(keyedBy: PayloadKey.self)
+        id = try container.decode(String.self, forKey: "id")
+        eventId = try container.decode(String.self, forKey: "eventId")
+        rule = try container.decode(String.self, forKey: "rule")
+        message = try container.decodeIfPresent(String.self, forKey: "message")
+        let name = try container.decode(String.self, forKey: "action")
+        guard let type = ActionKindList.all.first(where: { $0.name.rawValue == name }) else {
             throw DecodingError.dataCorruptedError(
-                forKey: .action, in: container, debugDescription: "unknown action \(name)")
+                forKey: "action", in: container, debugDescription: "unknown action \(name)")
         }
-        let transitionName = try container.decode(String.self, forKey: .transition)
+        kind = try type.init(payload: container, message: message).action
+        let transitionName = try container.decode(String.self, forKey: "transition")
         guard let transition = Transition(rawValue: transitionName) else {
             throw DecodingError.dataCorruptedError(
-                forKey: .transition, in: container, debugDescription: "unknown transition \(transitionName)")
+                forKey: "transition", in: container, debugDescription: "unknown transition \(transitionName)")
         }
         self.transition = transition
-        place = try container.decodeIfPresent(String.self, forKey: .place)
-        date = try container.decode(Date.self, forKey: .date)
-        latitude = try container.decodeIfPresent(Double.self, forKey: .latitude)
-        longitude = try container.decodeIfPresent(Double.self, forKey: .longitude)
-        accuracy = try container.decodeIfPresent(Double.self, forKey: .accuracy)
-        device = try container.decode(String.self, forKey: .device)
-        commute = try container.decodeIfPresent(CommuteRecord.self, forKey: .commute)
+        place = try container.decodeIfPresent(String.self, forKey: "place")
+        date = try container.decode(Date.self, forKey: "date")
+        latitude = try container.decodeIfPresent(Double.self, forKey: "latitude")
+        longitude = try container.decodeIfPresent(Double.self, forKey: "longitude")
+        accuracy = try container.decodeIfPresent(Double.self, forKey: "accuracy")
+        device = try container.decode(String.self, forKey: "device")
+        commute = try container.decodeIfPresent(CommuteRecord.self, forKey: "commute")
     }
 }
 

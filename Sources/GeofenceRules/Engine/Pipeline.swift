@@ -121,7 +121,8 @@ public struct Pipeline: Sendable {
             monitor.add(place.condition, identifier: place.name, hysteresis: rules.hysteresis(for: place))
         }
         return DeviceEngine(
-            monitor: monitor, detector: rules.visitConfiguration.map { VisitDetector(configuration: $0) },
+            monitor: monitor,
+            detector: rules.stayDetectorConfiguration.map { VisitDetector(configuration: $0) },
             rules: RuleState())
     }
 
@@ -145,7 +146,8 @@ public struct Pipeline: Sendable {
                 fresh.monitor = device.monitor
             }
             fresh.detector =
-                newRules.visitConfiguration == old.visitConfiguration ? device.detector : fresh.detector
+                newRules.stayDetectorConfiguration == old.stayDetectorConfiguration
+                ? device.detector : fresh.detector
             fresh.rules = device.rules
             state.devices[name] = fresh
         }
@@ -183,16 +185,17 @@ public struct Pipeline: Sendable {
         return output
     }
 
-    /// Advances every device's monitor clock to `date` (the engine's tick in a live run), applying
-    /// the changes that silence confirmed; see ``MonitorEngine/advance(to:)``. Replaying the same
-    /// fixes without ticks gives the same events, confirmed at the same deadlines.
+    /// Advances every device's clock to `date` (the engine's tick in a live run): the monitor
+    /// applies the changes that silence confirmed (see ``MonitorEngine/advance(to:)``), and the
+    /// dwell rules due by then fire (see ``RuleEvaluator/advanceClock(to:device:state:)``).
+    /// Replaying the same fixes without ticks gives the same events and actions, at the same dates.
     public mutating func advance(to date: Date) -> [PipelineOutput] {
         var outputs: [PipelineOutput] = []
         for name in state.devices.keys.sorted() {
             guard let index = state.devices.index(forKey: name) else { continue }
             var output = PipelineOutput(device: name)
             state.devices.values[index].advance(to: date, evaluator: evaluator, output: &output)
-            if !output.events.isEmpty { outputs.append(output) }
+            if !output.isEmpty { outputs.append(output) }
         }
         return outputs
     }
@@ -274,10 +277,17 @@ extension DeviceEngine {
     ) {
         output.dropped = monitor.ingest(fix, arrivedAt: arrivedAt, into: &output.events)
         guard output.dropped == nil else { return }
-        for event in output.events { apply(event, evaluator: evaluator, output: &output) }
+        var visits: [Visit] = []
         if detector != nil {
-            output.visits = detector?.ingest(fix) ?? []
-            for visit in output.visits {
+            visits = detector?.ingest(fix) ?? []
+            // Stops first: a stop that ended with the fix that also confirms the arrival belongs
+            // to the commute that arrival completes.
+            observeStops(visits, evaluator: evaluator, output: &output)
+        }
+        for event in output.events { apply(event, evaluator: evaluator, output: &output) }
+        if evaluator.rules.visits != nil {
+            output.visits = visits
+            for visit in visits {
                 visitOccurrences(visit, evaluator: evaluator, places: places, output: &output)
             }
         }
@@ -288,6 +298,23 @@ extension DeviceEngine {
             kind: .tick, date: fix.timestamp, coordinate: fix.coordinate, accuracy: fix.horizontalAccuracy,
             device: output.device)
         output.collect(evaluator.handle(tick, state: &rules))
+    }
+
+    /// Judges the stays the detector reported, and the one going on, as stops on the way of the
+    /// commutes under way.
+    private mutating func observeStops(
+        _ visits: [Visit], evaluator: RuleEvaluator, output: inout PipelineOutput
+    ) {
+        guard !rules.openCommutes.isEmpty else { return }
+        var stops = visits.filter { $0.departure != nil }.compactMap { RuleEvaluator.Stop($0) }
+        if let current = detector?.currentVisit,
+            let stop = RuleEvaluator.Stop(current, lastSeen: detector?.currentVisitLastFix)
+        {
+            stops.append(stop)
+        }
+        for stop in stops {
+            output.collect(evaluator.observe(stop, device: output.device, state: &rules))
+        }
     }
 
     /// Applies the tracker's own decision about a place.
@@ -304,6 +331,7 @@ extension DeviceEngine {
     mutating func advance(to date: Date, evaluator: RuleEvaluator, output: inout PipelineOutput) {
         output.events = monitor.advance(to: date)
         for event in output.events { apply(event, evaluator: evaluator, output: &output) }
+        output.collect(evaluator.advanceClock(to: date, device: output.device, state: &rules))
     }
 
     /// A visit delivered by the tracker.
@@ -311,6 +339,9 @@ extension DeviceEngine {
         deliveredVisit visit: Visit, evaluator: RuleEvaluator, places: [Place], output: inout PipelineOutput
     ) {
         output.events = monitor.ingest(visit)
+        if let stop = RuleEvaluator.Stop(visit) {
+            output.collect(evaluator.observe(stop, device: output.device, state: &rules))
+        }
         for event in output.events { apply(event, evaluator: evaluator, output: &output) }
         output.visits = [visit]
         visitOccurrences(visit, evaluator: evaluator, places: places, output: &output)
@@ -319,7 +350,9 @@ extension DeviceEngine {
     /// Closes the stay the visit detector still holds.
     mutating func finish(evaluator: RuleEvaluator, places: [Place], output: inout PipelineOutput) {
         guard detector != nil else { return }
-        output.visits = detector?.finish() ?? []
+        let visits = detector?.finish() ?? []
+        guard evaluator.rules.visits != nil else { return }
+        output.visits = visits
         for visit in output.visits {
             visitOccurrences(visit, evaluator: evaluator, places: places, output: &output)
         }
@@ -332,6 +365,8 @@ extension DeviceEngine {
         let placeEvent = PlaceEvent(event, device: name)
         output.placeEvents.append(placeEvent)
         guard event.kind == .transition, inside || event.state == .unsatisfied else { return }
+        // The dwells a live clock fired before this change was confirmed fire first.
+        output.collect(evaluator.advanceClock(to: event.confirmedAt, device: name, state: &rules))
         let coordinate = event.fix?.coordinate ?? event.visit?.coordinate
         let accuracy = event.fix?.horizontalAccuracy ?? event.visit?.horizontalAccuracy
         let kind: Occurrence.Kind

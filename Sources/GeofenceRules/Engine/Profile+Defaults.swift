@@ -95,4 +95,13 @@ extension RulesFile {
         if let gap = visits.maxGapSeconds { configuration.maxGapSeconds = gap }
         return configuration
     }
+
+    /// The visit detector each device runs: the file's `visits:` when it has them, otherwise the
+    /// defaults when a commute must see the stops on its way; `nil` when nothing needs stays.
+    /// Visits are reported (and visit rules fire) only with `visits:` (or a visit rule).
+    public var stayDetectorConfiguration: VisitDetector.Configuration? {
+        if let visitConfiguration { return visitConfiguration }
+        let hasCommutes = rules.contains { if case .commute = $0.trigger { true } else { false } }
+        return hasCommutes ? VisitDetector.Configuration() : nil
+    }
 }

@@ -1,5 +1,5 @@
-import Foundation
-import Geofence
+public import Foundation
+public import Geofence
 
 /// Decides which actions fire: occurrences in, actions and commutes out.
 ///
@@ -11,6 +11,9 @@ public struct RuleEvaluator: Sendable {
     private let calendar: Calendar
     /// Whether any rule fires on a dwell, the only time-driven trigger besides commute limits.
     private let hasDwellRules: Bool
+    /// How far from a commute's places a stay must be to be a stop on the way: the stay
+    /// detector's radius.
+    private let stopRadiusMeters: Double
 
     /// Makes an evaluator for a checked rules file.
     public init(rules: RulesFile) {
@@ -19,6 +22,7 @@ public struct RuleEvaluator: Sendable {
         calendar.timeZone = rules.timeZone
         self.calendar = calendar
         hasDwellRules = rules.rules.contains { if case .dwell = $0.trigger { true } else { false } }
+        stopRadiusMeters = (rules.stayDetectorConfiguration ?? .init()).radiusMeters
     }
 
     /// Whether time alone could fire something for this state: a commute under way (its limit) or
@@ -76,17 +80,22 @@ public struct RuleEvaluator: Sendable {
 
     // MARK: Time
 
+    /// Lets the dwell rules that fell due by `date` fire, and nothing else: the engine's clock in
+    /// a live run (``Pipeline/advance(to:)``), and the same step before each change the monitor
+    /// confirms, at the time it was confirmed, so a replay fires the dwells a live clock would
+    /// have. A dwell fires at its due time unless an exit was confirmed by then; an exit confirmed
+    /// later, even if dated before it, does not take it back. Commute limits are left to the next
+    /// input, whose crossing dates decide whether the arrival came in time.
+    public func advanceClock(to date: Date, device: String, state: inout RuleState) -> Output {
+        var output = Output()
+        guard hasDwellRules, !state.insideSince.isEmpty else { return output }
+        fireDueDwells(by: date, device: device, state: &state, output: &output)
+        return output
+    }
+
     private func advance(to date: Date, device: String, state: inout RuleState, output: inout Output) {
-        for (place, since) in state.insideSince.sorted(by: { $0.key < $1.key }) {
-            for rule in dwellRules(for: place)
-            where !state.dwellFired.contains(rule.name) && applies(rule, to: device) {
-                guard case .dwell(_, let seconds) = rule.trigger else { continue }
-                let due = since.addingTimeInterval(seconds)
-                guard due <= date else { continue }
-                state.dwellFired.insert(rule.name)
-                let occurrence = Occurrence(kind: .tick, place: place, date: due, device: device)
-                fire(rule, occurrence, state: &state, output: &output)
-            }
+        if hasDwellRules, !state.insideSince.isEmpty {
+            fireDueDwells(by: date, device: device, state: &state, output: &output)
         }
         for rule in rules.rules {
             guard case .commute(let spec) = rule.trigger, let open = state.openCommutes[rule.name] else {
@@ -98,6 +107,20 @@ public struct RuleEvaluator: Sendable {
             let reason = "took longer than \(RulesDuration.text(spec.maxSeconds))"
             finishCommute(
                 rule, spec, open: open, end: nil, reason: reason, at: limit, device: device, output: &output)
+        }
+    }
+
+    private func fireDueDwells(by date: Date, device: String, state: inout RuleState, output: inout Output) {
+        for (place, since) in state.insideSince.sorted(by: { $0.key < $1.key }) {
+            for rule in dwellRules(for: place)
+            where !state.dwellFired.contains(rule.name) && applies(rule, to: device) {
+                guard case .dwell(_, let seconds) = rule.trigger else { continue }
+                let due = since.addingTimeInterval(seconds)
+                guard due <= date else { continue }
+                state.dwellFired.insert(rule.name)
+                let occurrence = Occurrence(kind: .tick, place: place, date: due, device: device)
+                fire(rule, occurrence, state: &state, output: &output)
+            }
         }
     }
 
@@ -142,6 +165,85 @@ public struct RuleEvaluator: Sendable {
         }
     }
 
+    // MARK: Stops
+
+    /// A stay on the way, as the visit detector (or the tracker) reports it: a commute that
+    /// includes one longer than its `stops:` allowance (none by default) is not a commute.
+    ///
+    /// The detector reports a stay once it has lasted its minimum duration (`visits:
+    /// min_duration`, 20 minutes by default) within its radius, so shorter halts (a traffic light,
+    /// a platform, a coffee to go) are never stops. Its length is what fixes saw: from its first
+    /// fix to the last fix there so far, so a silent phone neither lengthens nor ends it.
+    public struct Stop: Sendable, Equatable {
+        /// Where the person stayed (the stay's centre).
+        public var coordinate: Coordinate
+        /// When the stay began.
+        public var arrival: Date
+        /// The last time a fix (or the tracker) placed the person there.
+        public var lastSeen: Date
+        /// Whether the person has left (the stay's departure is known).
+        public var ended: Bool
+
+        /// Makes a stop.
+        public init(coordinate: Coordinate, arrival: Date, lastSeen: Date, ended: Bool) {
+            (self.coordinate, self.arrival, self.lastSeen, self.ended) = (
+                coordinate, arrival, lastSeen, ended
+            )
+        }
+
+        /// The stop a visit report stands for; `lastSeen` is the last fix of a stay still going on
+        /// (its arrival when unknown). `nil` for a visit with neither arrival nor departure.
+        public init?(_ visit: Visit, lastSeen: Date? = nil) {
+            guard let arrival = visit.arrival ?? visit.departure else { return nil }
+            self.init(
+                coordinate: visit.coordinate, arrival: arrival,
+                lastSeen: visit.departure ?? max(arrival, lastSeen ?? arrival), ended: visit.departure != nil)
+        }
+    }
+
+    /// Judges a stay against every commute under way: one that began after the commute started,
+    /// away from its two places (farther than the detector's radius from either: a stay there is
+    /// the arrival, or a return), and longer than the rule's `stops:` (any, without it) abandons
+    /// the commute, dated when the stop outlasted the allowance. A stop within the allowance is
+    /// added to the commute's stopped time once it ends.
+    public func observe(_ stop: Stop, device: String, state: inout RuleState) -> Output {
+        var output = Output()
+        guard !state.openCommutes.isEmpty else { return output }
+        for rule in rules.rules {
+            guard case .commute(let spec) = rule.trigger, var open = state.openCommutes[rule.name],
+                stop.arrival >= open.start, !isNear(stop.coordinate, spec.from),
+                !isNear(stop.coordinate, spec.to)
+            else { continue }
+            let length = stop.lastSeen.timeIntervalSince(stop.arrival)
+            if spec.maxStopSeconds == 0 || length > spec.maxStopSeconds {
+                state.openCommutes[rule.name] = nil
+                finishCommute(
+                    rule, spec, open: open, end: nil, reason: stopReason(stop, spec),
+                    at: stop.arrival.addingTimeInterval(spec.maxStopSeconds), device: device,
+                    coordinate: stop.coordinate, output: &output)
+            } else if stop.ended {
+                open.stoppedSeconds = (open.stoppedSeconds ?? 0) + length
+                state.openCommutes[rule.name] = open
+            }
+        }
+        return output
+    }
+
+    /// Whether a stay's centre is within the stay radius of a place (or inside it).
+    private func isNear(_ coordinate: Coordinate, _ place: String) -> Bool {
+        guard let condition = rules.place(named: place)?.condition else { return false }
+        return condition.signedDistance(to: coordinate) <= stopRadiusMeters
+    }
+
+    private func stopReason(_ stop: Stop, _ spec: CommuteSpec) -> String {
+        let place = rules.places.first {
+            $0.name != spec.from && $0.name != spec.to && $0.condition.contains(stop.coordinate)
+        }
+        let at = place.map { "stopped at \($0.name)" } ?? "stopped"
+        guard spec.maxStopSeconds > 0 else { return "\(at) on the way" }
+        return "\(at) for longer than \(RulesDuration.text(spec.maxStopSeconds)) on the way"
+    }
+
     private func finishCommute(
         _ rule: Rule, _ spec: CommuteSpec, open: RuleState.OpenCommute, end: Date?, reason: String?,
         at date: Date,
@@ -151,7 +253,7 @@ public struct RuleEvaluator: Sendable {
         let record = CommuteRecord(
             id: id, rule: rule.name, device: device, from: spec.from, to: spec.to, start: open.start,
             end: end,
-            reason: reason, status: end == nil ? .abandoned : .completed)
+            reason: reason, status: end == nil ? .abandoned : .completed, stoppedSeconds: open.stoppedSeconds)
         output.commutes.append(record)
         let transition: Transition = end == nil ? .commuteAbandoned : .commute
         for (index, action) in rule.actions.enumerated() {
@@ -195,9 +297,9 @@ public struct RuleEvaluator: Sendable {
         ])
         var fired = false
         for (index, action) in rule.actions.enumerated() {
-            if case .remind(_, let repeats, _) = action {
-                if !repeats, state.remindersDelivered.contains(rule.name) { continue }
-                if !repeats { state.remindersDelivered.insert(rule.name) }
+            if case .remind(let remind) = action {
+                if !remind.repeats, state.remindersDelivered.contains(rule.name) { continue }
+                if !remind.repeats { state.remindersDelivered.insert(rule.name) }
             }
             output.actions.append(
                 makeAction(
@@ -222,11 +324,11 @@ public struct RuleEvaluator: Sendable {
         coordinate: Coordinate?, accuracy: Double?, device: String, detail: String? = nil,
         commute: CommuteRecord? = nil
     ) -> FiredAction {
-        let kind = FiredAction.Kind(action)
+        let kind = action.fired
         var message = detail
         // The rule's reminder text is every one of its actions' message: a hook gets it as
         // GEOFENCE_MESSAGE, a post in its body.
-        for case .remind(let text, _, _) in rule.actions { message = text }
+        for case .remind(let remind) in rule.actions { message = remind.message }
         return FiredAction(
             id: "\(eventId)/\(index)", eventId: eventId, rule: rule.name, kind: kind, transition: transition,
             place: place,

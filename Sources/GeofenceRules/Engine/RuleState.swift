@@ -20,6 +20,9 @@ public struct RuleState: Sendable, Codable, Equatable {
     struct OpenCommute: Sendable, Codable, Equatable {
         var start: Date
         var coordinate: [Double]?
+        /// The time spent in the stops it was allowed (`stops:`), summed as each stop ends; `nil`
+        /// while there was none (and in states saved before stops were judged).
+        var stoppedSeconds: Double?
     }
 
     /// A fresh state.

@@ -19,48 +19,6 @@ public struct Rule: Sendable {
     public var maxDelaySeconds: Double? = nil
 }
 
-/// What makes a rule fire.
-public enum Trigger: Sendable, Equatable {
-    /// The place's condition became satisfied.
-    case enter(place: String)
-    /// The place's condition became unsatisfied.
-    case exit(place: String)
-    /// The person has been inside the place for this long (once per stay).
-    case dwell(place: String, seconds: Double)
-    /// A visit (detected or delivered) started at the place.
-    case visitStart(place: String)
-    /// A visit at the place ended.
-    case visitEnd(place: String)
-    /// A commute from one place to another ended (or was abandoned).
-    case commute(CommuteSpec)
-    /// Something happened to the engine itself (started, stopped, input paused...).
-    case lifecycle(LifecycleKind)
-
-    /// The place the trigger is about, if any.
-    public var place: String? {
-        switch self {
-        case .enter(let place), .exit(let place), .dwell(let place, _), .visitStart(let place),
-            .visitEnd(let place):
-            place
-        case .commute, .lifecycle: nil
-        }
-    }
-
-    /// The transition the rule's actions report when the trigger fires (a commute's may instead be
-    /// ``Transition/commuteAbandoned``).
-    public var transition: Transition {
-        switch self {
-        case .enter: .enter
-        case .exit: .exit
-        case .dwell: .dwell
-        case .visitStart: .visitStart
-        case .visitEnd: .visitEnd
-        case .commute: .commute
-        case .lifecycle(let kind): .engine(kind)
-        }
-    }
-}
-
 /// The engine's own life-cycle events, which rules can trigger on.
 public enum LifecycleKind: String, Sendable, CaseIterable, Codable {
     /// The engine started.
@@ -87,6 +45,9 @@ public struct CommuteSpec: Sendable, Equatable {
     public var window: TimeWindow?
     /// Longer than this and it is abandoned.
     public var maxSeconds: Double
+    /// The longest stop it may include (`stops:`): a stay on the way that lasts longer ends it as
+    /// abandoned. 0, the default, allows none (see ``RuleEvaluator/Stop``).
+    public var maxStopSeconds: Double = 0
 }
 
 /// Conditions on when a rule may fire.
@@ -104,26 +65,4 @@ public struct Guards: Sendable, Equatable {
 
     /// No guards.
     public init() {}
-}
-
-/// Something a rule does.
-public enum RuleAction: Sendable, Equatable {
-    /// Append an NDJSON line to a file (a path relative to the rules file; `nil`: stdout only),
-    /// and print a readable line.
-    case log(path: String?)
-    /// Run a hook: an argument array, never a shell string.
-    case run(arguments: [String], timeoutSeconds: Double)
-    /// Deliver a reminder; once, unless it repeats; through `channel` (`to:`) as well as the log.
-    case remind(message: String, repeats: Bool, channel: Channel? = nil)
-    /// POST the event to an HTTP endpoint (a webhook: ntfy, Gotify, Home Assistant...).
-    case post(WebhookTarget)
-
-    /// Whether the action also fires for an abandoned commute. An abandoned commute is a record,
-    /// not a success, so only actions that record hear of it; a new action kind must choose here.
-    public var hearsAbandonedCommutes: Bool {
-        switch self {
-        case .log: true
-        case .run, .remind, .post: false
-        }
-    }
 }

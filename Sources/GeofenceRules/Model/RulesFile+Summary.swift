@@ -30,23 +30,6 @@ extension RulesFile {
     }
 }
 
-extension Trigger {
-    /// The trigger as the user would write it.
-    public var summary: String {
-        switch self {
-        case .enter(let place): "enter \(place)"
-        case .exit(let place): "exit \(place)"
-        case .dwell(let place, let seconds): "dwell \(place) after \(RulesDuration.text(seconds))"
-        case .visitStart(let place): "visit start \(place)"
-        case .visitEnd(let place): "visit end \(place)"
-        case .commute(let spec):
-            "commute \(spec.from) to \(spec.to)" + (spec.window.map { " starting \($0.summary)" } ?? "")
-                + ", at most \(RulesDuration.text(spec.maxSeconds))"
-        case .lifecycle(let kind): "engine event \(kind.rawValue)"
-        }
-    }
-}
-
 extension Guards {
     /// The guards as words; empty when there are none.
     public var summary: String {
@@ -70,20 +53,6 @@ extension TimeWindow {
     public var summary: String {
         func clock(_ minute: Int) -> String { String(format: "%02d:%02d", minute / 60, minute % 60) }
         return "between \(clock(startMinute)) and \(clock(endMinute))"
-    }
-}
-
-extension RuleAction {
-    /// The action as words.
-    public var summary: String {
-        switch self {
-        case .log(let path): path.map { "log to \($0)" } ?? "log"
-        case .run(let arguments, let timeout): "run \(arguments) (timeout \(RulesDuration.text(timeout)))"
-        case .remind(let message, let repeats, let channel):
-            "remind \"\(message)\"" + (repeats ? " every time" : " once")
-                + (channel.map { ", \($0.summary)" } ?? "")
-        case .post(let target): Channel.post(target).summary
-        }
     }
 }
 

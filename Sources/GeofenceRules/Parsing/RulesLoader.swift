@@ -62,7 +62,6 @@ private struct Parser {
     static let topKeys = [
         "timezone", "profile", "hysteresis", "filter", "visits", "people", "places", "channels", "rules",
     ]
-    static let postKeys = ["url", "body", "headers", "timeout"]
     static let channelKeys = ["post", "body", "headers", "timeout", "mqtt"]
     static let placeKeys = ["center", "radius", "geojson", "wkt", "hysteresis", "who"]
     static let hysteresisKeys = [
@@ -71,16 +70,14 @@ private struct Parser {
     ]
     static let filterKeys = ["max_accuracy", "max_speed_kmh", "expiration"]
     static let visitKeys = ["radius", "min_duration", "max_strays", "max_gap"]
-    static let ruleKeys = [
-        "name", "on", "after", "when", "cooldown", "remind", "repeat", "to", "run", "timeout", "log", "post",
-        "commute",
-        "max_delay",
-        "who",
-    ]
+    /// A rule's keys: its own, then those of every action kind (each kind declares its keys).
+    static let ruleKeys =
+        ["name", "on", "after", "when", "cooldown"] + ActionKindList.all.flatMap { $0.keys }
+        + ["commute", "max_delay", "who"]
     /// The people declared, for checking `who:` names.
     var people = People()
     static let whenKeys = ["days", "between", "once_a_day", "cooldown"]
-    static let commuteKeys = ["from", "to", "between", "max"]
+    static let commuteKeys = ["from", "to", "between", "max", "stops"]
 
     mutating func file(_ root: YAMLNode, path: String) -> RulesFile? {
         guard let top = reader.mapping(root, allowed: Parser.topKeys, context: "the rules file") else {
@@ -169,12 +166,7 @@ private struct Parser {
                 reader.error(node.mark, "rules must be a list of rules, not \(node.kindName)")
             }
         }
-        let needsVisits = rules.contains {
-            switch $0.trigger {
-            case .visitStart, .visitEnd: true
-            default: false
-            }
-        }
+        let needsVisits = rules.contains { $0.trigger.needsVisits }
         if visits == nil, needsVisits { visits = VisitSettings() }
         return RulesFile(
             path: path, timeZone: timeZone, profile: profile, hysteresis: hysteresis, filter: filter,
@@ -206,65 +198,7 @@ private struct Parser {
             reader.error(node.mark, "\(context) needs post: URL or mqtt: TOPIC")
             return nil
         }
-        return webhookTarget(url: url, options: members, context: context).map(Channel.post)
-    }
-
-    /// `post: URL` or `post: { url:, body: json|text, headers: {...}, timeout: }`.
-    mutating func webhookTarget(_ node: YAMLNode, context: String) -> WebhookTarget? {
-        if case .mapping = node {
-            guard let members = reader.mapping(node, allowed: Parser.postKeys, context: "\(context) post")
-            else { return nil }
-            guard let url = members["url"] else {
-                reader.error(node.mark, "\(context): post needs url:")
-                return nil
-            }
-            return webhookTarget(url: url, options: members, context: context)
-        }
-        return webhookTarget(url: node, options: nil, context: context)
-    }
-
-    private mutating func webhookTarget(url node: YAMLNode, options: Members?, context: String)
-        -> WebhookTarget?
-    {
-        guard let url = reader.string(node, field: "post") else { return nil }
-        guard let components = URLComponents(string: url),
-            ["http", "https"].contains(components.scheme?.lowercased() ?? ""),
-            !(components.host ?? "").isEmpty
-        else {
-            reader.error(node.mark, "\(context): \"\(url)\" is not an http:// or https:// URL")
-            return nil
-        }
-        var target = WebhookTarget(url: url)
-        if let body = options?["body"], let text = reader.string(body, field: "body") {
-            switch text {
-            case "json": target.text = false
-            case "text": target.text = true
-            default: reader.error(body.mark, "\(context): body: is json or text, not \"\(text)\"")
-            }
-        }
-        if let headers = options?["headers"] {
-            if case .mapping(let pairs, _) = headers {
-                for pair in pairs {
-                    if let value = reader.string(pair.value, field: "header \(pair.key)") {
-                        guard !value.contains("\n"), !value.contains("\r"), !pair.key.contains(":") else {
-                            reader.error(pair.value.mark, "\(context): header \(pair.key) must be one line")
-                            continue
-                        }
-                        target.headers[pair.key] = value
-                    }
-                }
-            } else {
-                reader.error(headers.mark, "\(context): headers: must be a mapping of names to values")
-            }
-        }
-        if let timeout = options?["timeout"], let seconds = reader.duration(timeout, field: "timeout") {
-            if seconds > 0 {
-                target.timeoutSeconds = seconds
-            } else {
-                reader.error(timeout.mark, "\(context): timeout: must be more than 0")
-            }
-        }
-        return target
+        return reader.webhookTarget(url: url, options: members, context: context).map(Channel.post)
     }
 
     // MARK: Places
@@ -594,7 +528,8 @@ private struct Parser {
                 "\(context) has both on: and commute:; a commute is its own trigger")
             ok = false
         case (let on?, nil):
-            trigger = self.trigger(on, after: members["after"], context: context, places: places)
+            trigger = Trigger.read(
+                on: on, after: members["after"], context: context, places: places, reader: &reader)
         case (nil, let commute?):
             trigger = self.commute(commute, context: context, places: places)
         }
@@ -628,60 +563,17 @@ private struct Parser {
             }
         }
 
-        var actions: [RuleAction] = []
-        if let log = members["log"] {
-            if case .scalar(let text, let quoted, _) = log, !quoted,
-                ["true", "yes", "stdout"].contains(text.lowercased())
-            {
-                actions.append(.log(path: nil))
-            } else if let path = reader.string(log, field: "log") {
-                actions.append(.log(path: path))
-            }
-        }
-        if let run = members["run"] {
-            var timeout = 30.0
-            if let t = members["timeout"] { timeout = reader.duration(t, field: "timeout") ?? timeout }
-            if let arguments = self.arguments(run, context: context) {
-                actions.append(.run(arguments: arguments, timeoutSeconds: timeout))
-            }
-        } else if let t = members["timeout"] {
-            reader.error(t.mark, "\(context): timeout: only goes with run:")
-        }
-        if let post = members["post"], let target = webhookTarget(post, context: context) {
-            actions.append(.post(target))
-        }
-        var channel: Channel?
-        if let to = members["to"], let name = reader.string(to, field: "to") {
-            if let known = channels[name] {
-                channel = known
-            } else {
-                reader.error(
-                    to.mark,
-                    "\(context): unknown channel \"\(name)\""
-                        + DidYouMean.hint(for: name, among: Array(channels.keys))
-                        + (channels.isEmpty ? " (define it under channels:)" : ""))
-            }
-            if members["remind"] == nil { reader.error(to.mark, "\(context): to: only goes with remind:") }
-        }
-        if let remind = members["remind"] {
-            var repeats = false
-            if let n = members["repeat"] { repeats = reader.bool(n, field: "repeat") ?? false }
-            if let message = reader.string(remind, field: "remind") {
-                actions.append(.remind(message: message, repeats: repeats, channel: channel))
-            }
-            if case .lifecycle? = trigger {
-                reader.error(
-                    remind.mark, "\(context): remind: is for arriving or leaving places, not engine events")
-            }
-        } else if let r = members["repeat"] {
-            reader.error(r.mark, "\(context): repeat: only goes with remind:")
-        }
+        // Each action kind reads its own keys, in the order that gives the actions their ids.
+        let source = ActionSource(members: members, context: context, trigger: trigger, channels: channels)
+        let actions = ActionKindList.all.compactMap { $0.read(source, reader: &reader)?.action }
         if actions.isEmpty, case .commute? = trigger {
             // A commute with no action is still recorded in the store and printed by replay.
-        } else if actions.isEmpty, ok, members["log"] == nil, members["run"] == nil, members["remind"] == nil,
-            members["post"] == nil
-        {
-            reader.error(node.mark, "\(context) has no action: add log:, run:, remind: or post:")
+        } else if actions.isEmpty, ok, RuleAction.Name.allCases.allSatisfy({ members[$0.rawValue] == nil }) {
+            let keys = RuleAction.Name.allCases.map { $0.rawValue + ":" }
+            reader.error(
+                node.mark,
+                "\(context) has no action: add \(keys.dropLast().joined(separator: ", ")) or \(keys.last ?? "")"
+            )
         }
         var maxDelay: Double?
         if let delay = members["max_delay"] {
@@ -695,63 +587,6 @@ private struct Parser {
         return Rule(
             name: name, trigger: trigger, guards: guards, actions: actions, mark: node.mark,
             maxDelaySeconds: maxDelay)
-    }
-
-    mutating func trigger(_ node: YAMLNode, after: YAMLNode?, context: String, places: [String]) -> Trigger? {
-        guard let text = reader.string(node, field: "on") else { return nil }
-        let words = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-        func place(_ start: Int) -> String? {
-            let name = words.dropFirst(start).joined(separator: " ")
-            guard !name.isEmpty else {
-                reader.error(node.mark, "\(context): on: \"\(text)\" names no place")
-                return nil
-            }
-            guard places.contains(name) else {
-                reader.error(
-                    node.mark,
-                    "\(context): unknown place \"\(name)\"" + DidYouMean.hint(for: name, among: places))
-                return nil
-            }
-            return name
-        }
-        switch words.first?.lowercased() {
-        case "enter": return place(1).map { .enter(place: $0) }
-        case "exit", "leave": return place(1).map { .exit(place: $0) }
-        case "dwell":
-            guard let name = place(1) else { return nil }
-            guard let after else {
-                reader.error(node.mark, "\(context): on: dwell needs after: (how long inside, like 10m)")
-                return nil
-            }
-            return reader.duration(after, field: "after").map { .dwell(place: name, seconds: $0) }
-        case "visit" where words.count > 1 && ["start", "end"].contains(words[1].lowercased()):
-            guard let name = place(2) else { return nil }
-            return words[1].lowercased() == "start" ? .visitStart(place: name) : .visitEnd(place: name)
-        case "engine", "input", "rules", "tracking":
-            let phrase = words.joined(separator: "-").lowercased()
-            let aliases: [String: LifecycleKind] = [
-                "engine-started": .started, "engine-stopped": .stopped, "rules-reloaded": .rulesReloaded,
-                "input-failed": .inputFailed, "input-paused": .inputPaused, "input-resumed": .inputResumed,
-                "tracking-paused": .inputPaused, "tracking-resumed": .inputResumed,
-            ]
-            if let kind = aliases[phrase] { return .lifecycle(kind) }
-            reader.error(
-                node.mark,
-                "\(context): unknown trigger \"\(text)\""
-                    + DidYouMean.hint(
-                        for: words.joined(separator: " "),
-                        among: aliases.keys.sorted().map { $0.replacingOccurrences(of: "-", with: " ") }))
-            return nil
-        default:
-            let known = [
-                "enter", "exit", "dwell", "visit start", "visit end", "engine started", "input paused",
-            ]
-            reader.error(
-                node.mark,
-                "\(context): unknown trigger \"\(text)\": use enter PLACE, exit PLACE, dwell PLACE (with after:), visit start PLACE, visit end PLACE, or an engine event"
-                    + DidYouMean.hint(for: words.first ?? "", among: known))
-            return nil
-        }
     }
 
     mutating func commute(_ node: YAMLNode, context: String, places: [String]) -> Trigger? {
@@ -776,14 +611,17 @@ private struct Parser {
         if let n = members["between"] { window = reader.window(n, field: "between") }
         var max: Double? = 3 * 3600
         if let n = members["max"] { max = reader.duration(n, field: "max") }
-        guard let from, let to, let max else { return nil }
+        var stops: Double? = 0
+        if let n = members["stops"] { stops = reader.duration(n, field: "stops") }
+        guard let from, let to, let max, let stops else { return nil }
         if from == to {
             reader.error(
                 members["to"]?.mark ?? node.mark,
                 "\(context): a commute needs two different places, not \(from) to \(to)")
             return nil
         }
-        return .commute(CommuteSpec(from: from, to: to, window: window, maxSeconds: max))
+        return .commute(
+            CommuteSpec(from: from, to: to, window: window, maxSeconds: max, maxStopSeconds: stops))
     }
 
     mutating func days(_ node: YAMLNode) -> Set<Weekday>? {
@@ -818,29 +656,5 @@ private struct Parser {
             }
         }
         return result
-    }
-
-    mutating func arguments(_ node: YAMLNode, context: String) -> [String]? {
-        guard case .sequence(let items, _) = node else {
-            reader.error(
-                node.mark,
-                "\(context): run: must be a list of arguments like [program, arg], never a shell command line"
-            )
-            return nil
-        }
-        guard !items.isEmpty else {
-            reader.error(node.mark, "\(context): run: needs at least the program")
-            return nil
-        }
-        var arguments: [String] = []
-        for item in items {
-            guard case .scalar(let text, _, _) = item else {
-                reader.error(
-                    item.mark, "\(context): each argument of run: must be text, not \(item.kindName)")
-                return nil
-            }
-            arguments.append(text)
-        }
-        return arguments
     }
 }

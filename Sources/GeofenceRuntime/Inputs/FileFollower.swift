@@ -171,6 +171,16 @@ public final class FileFollower {
 
     // MARK: - Opening
 
+    /// The status of a file just opened; the descriptor is closed when it cannot be had.
+    private func status(ofOpened descriptor: Int32) throws(InputFileError) -> FileStatus {
+        switch FileStatus.of(descriptor: descriptor, path: path) {
+        case .success(let found): return found
+        case .failure(let error):
+            FileCalls.closeFile(descriptor)
+            throw error
+        }
+    }
+
     /// Opens the file at the path the first time (or after it went missing), applying the stored
     /// position; `false` if the path does not exist yet.
     private func openPath() throws(InputFileError) -> Bool {
@@ -181,13 +191,7 @@ public final class FileFollower {
             if error.code == ENOENT && follows { return false }
             throw error
         }
-        let status: FileStatus
-        switch FileStatus.of(descriptor: descriptor, path: path) {
-        case .success(let found): status = found
-        case .failure(let error):
-            FileCalls.closeFile(descriptor)
-            throw error
-        }
+        let status = try status(ofOpened: descriptor)
         reportedMissing = false
         guard let start = startPosition else {
             use(descriptor, identity: status.identity, at: 0, line: 0)
@@ -321,13 +325,7 @@ public final class FileFollower {
             if let last, let oldPosition { return .lines([last], oldPosition) }
             return nil
         }
-        let status: FileStatus
-        switch FileStatus.of(descriptor: descriptor, path: path) {
-        case .success(let found): status = found
-        case .failure(let error):
-            FileCalls.closeFile(descriptor)
-            throw error
-        }
+        let status = try status(ofOpened: descriptor)
         use(descriptor, identity: status.identity, at: 0, line: 0)
         queued.append(.event(.rotated(from: old.identity, to: status.identity)))
         if let last, let oldPosition { return .lines([last], oldPosition) }

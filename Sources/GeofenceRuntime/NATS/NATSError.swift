@@ -11,6 +11,9 @@ public struct NATSError: Error, CustomStringConvertible, Sendable {
     public var detail: String
     /// JetStream's error code (for example 10071, wrong last sequence), 0 when there is none.
     public var jetStreamCode: Int
+    /// Whether the failure is one a cluster gives while it elects leaders or a node is away (see
+    /// ``isTransient``).
+    private var transient = false
 
     /// A readable form, for logs and messages.
     public var description: String {
@@ -29,6 +32,11 @@ public struct NATSError: Error, CustomStringConvertible, Sendable {
         let text = nats_GetLastError(&last).map { String(cString: $0) } ?? ""
         detail = last == status ? text : ""
         jetStreamCode = Int(code.rawValue)
+        transient =
+            [NATS_TIMEOUT, NATS_NO_RESPONDERS, NATS_CONNECTION_DISCONNECTED, NATS_NOT_YET_CONNECTED].contains(
+                status)
+            || [JSClusterNotAvailErr, JSClusterNotLeaderErr, JSStreamOfflineErr, JSConsumerOfflineErr]
+                .contains(code)
     }
 
     init(_ operation: String, message: String) {
@@ -40,6 +48,11 @@ public struct NATSError: Error, CustomStringConvertible, Sendable {
 
     /// Whether the library timed out (the server did not answer in time; often worth a retry).
     public var isTimeout: Bool { status == String(cString: natsStatus_GetText(NATS_TIMEOUT)) }
+
+    /// Whether trying again later can succeed: a timeout, no responder yet, the connection away,
+    /// or JetStream saying it is temporarily unavailable or has no leader. A cluster answers so
+    /// for the seconds it takes to elect leaders after losing a node.
+    public var isTransient: Bool { transient }
 }
 
 /// Throws a ``NATSError`` for `operation` unless `status` is `NATS_OK`.

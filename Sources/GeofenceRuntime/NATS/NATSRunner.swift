@@ -7,7 +7,8 @@ import GeofenceRules
 /// `geofence run --nats`: one of several engines sharing the partitions of a JetStream stream.
 ///
 /// # The loop
-/// Every third of a lease time the engine renews its leases and membership, lets go of partitions
+/// A thread of its own (``LeaseKeeper``) renews the engine's membership and leases every quarter of
+/// a lease time. Every third of a lease time the loop reads the leases, lets go of partitions
 /// beyond its fair share and claims free or expired ones. Between, it fetches each owned
 /// partition's messages from its durable pull consumer, runs them through the partition's
 /// pipeline, and for each fetched batch:
@@ -17,6 +18,21 @@ import GeofenceRules
 /// 4. prints them and runs the actions.
 /// Every few seconds it writes the partition's changed device states to the bucket with the
 /// stream sequence they cover (``PartitionSnapshot``), never ahead of what step 2 has stored.
+/// None of it happens for a partition whose lease was last renewed more than half a lease ago
+/// (the fence, ``LeaseKeeper/mayCommit(_:)``): it waits until a renewal succeeds or is lost.
+///
+/// # Elections
+/// A cluster that loses a node answers requests late or not at all while it elects leaders. Every
+/// call here that fails so is tried again (at start, for up to ``startRetrySeconds``; then for
+/// ever, the partition waiting meanwhile); nothing makes the engine exit but a store it cannot
+/// write.
+///
+/// # Why it is not a `RunInput`
+/// The single-box inputs hand lines to one pipeline and forget them; the store's commit is the end.
+/// Here a message may be acknowledged only after the commit and after the output stream has stored
+/// what it produced, the pipeline is per partition and goes away with the lease, and the snapshot
+/// (not the local store) is what a restart reads. Behind `RunInput` each of those would need a
+/// callback back into the runner; see docs/scale-out.md.
 ///
 /// # Fail-over
 /// An engine that takes a partition over restores the snapshot and reads the stream again from the
@@ -40,12 +56,12 @@ public final class NATSRunner: @unchecked Sendable {
     private let jetStream: JetStream
     private let bucket: KeyValueBucket
     private var book: LeaseBook
+    private let keeper: LeaseKeeper
     private var owned: [Int: PartitionWork] = [:]
     private let signals = Locked((stop: false, reload: false))
     private var signalSources: [any DispatchSourceSignal] = []
     /// The monotonic clock leases are judged by, at the start.
     private let started = ProcessInfo.processInfo.systemUptime
-    private var memberRevision: UInt64?
     private var failed = false
     /// Lease ticks so far, and the members as last listed.
     private var ticks = 0
@@ -53,6 +69,10 @@ public final class NATSRunner: @unchecked Sendable {
 
     /// How many messages one fetch asks for.
     static let batchSize = 500
+
+    /// How long the start goes on trying while the cluster cannot answer (electing leaders, or
+    /// not yet formed) before the engine gives up with the error.
+    static let startRetrySeconds = 120.0
 
     /// Connects, makes sure the streams and the bucket exist, and checks the partition count
     /// against the one the first engine recorded. Throws if the rules do not pass `check`, the
@@ -81,25 +101,42 @@ public final class NATSRunner: @unchecked Sendable {
         book = LeaseBook(
             engine: settings.engineID, partitions: settings.partitions, leaseSeconds: settings.leaseSeconds)
         do {
-            jetStream = try JetStream(servers: settings.servers, name: "geofence \(settings.engineID)")
-            try jetStream.ensureStream(
-                .init(
-                    name: settings.fixStream, subjects: [settings.fixPrefix + ".>"],
-                    replicas: settings.replicas))
-            try jetStream.ensureStream(
-                .init(
-                    name: settings.outputStream, subjects: [settings.outputPrefix + ".>"],
-                    replicas: settings.replicas, duplicateWindowSeconds: settings.duplicateWindowSeconds))
-            bucket = try jetStream.keyValue(bucket: settings.bucket, replicas: settings.replicas)
+            let jetStream = try JetStream(servers: settings.servers, name: "geofence \(settings.engineID)")
+            self.jetStream = jetStream
+            let log = log
+            func retrying<Value>(_ body: () throws -> Value) throws -> Value {
+                try Self.retryingWhileTransient(seconds: Self.startRetrySeconds, log: log, body)
+            }
+            try retrying {
+                try jetStream.ensureStream(
+                    .init(
+                        name: settings.fixStream, subjects: [settings.fixPrefix + ".>"],
+                        replicas: settings.replicas))
+            }
+            try retrying {
+                try jetStream.ensureStream(
+                    .init(
+                        name: settings.outputStream, subjects: [settings.outputPrefix + ".>"],
+                        replicas: settings.replicas, duplicateWindowSeconds: settings.duplicateWindowSeconds))
+            }
+            let bucket = try retrying {
+                try jetStream.keyValue(bucket: settings.bucket, replicas: settings.replicas)
+            }
+            self.bucket = bucket
             let count = Array(String(settings.partitions).utf8)
-            if try bucket.create(PartitionSnapshot.configKey, count) == nil,
-                let recorded = try bucket.get(PartitionSnapshot.configKey), recorded.value != count
+            if try retrying({ try bucket.create(PartitionSnapshot.configKey, count) }) == nil,
+                let recorded = try retrying({ try bucket.get(PartitionSnapshot.configKey) }),
+                recorded.value != count
             {
                 throw RunError(
                     message:
                         "the bucket \(settings.bucket) records \(String(decoding: recorded.value, as: UTF8.self)) partitions, not \(settings.partitions): every engine and the server's mapping must agree"
                 )
             }
+            let started = started
+            keeper = LeaseKeeper(
+                bucket: bucket, engine: settings.engineID, leaseSeconds: settings.leaseSeconds, log: log,
+                clock: { ProcessInfo.processInfo.systemUptime - started })
         } catch let error as NATSError {
             store.close()
             throw RunError(message: "\(error)")
@@ -111,6 +148,26 @@ public final class NATSRunner: @unchecked Sendable {
 
     /// Seconds since the start on a monotonic clock.
     private var now: Double { ProcessInfo.processInfo.systemUptime - started }
+
+    /// `body`'s result, tried again every half second while it fails in a way a cluster electing
+    /// leaders fails (``NATSError/isTransient``), for up to `seconds`; other failures at once.
+    static func retryingWhileTransient<Value>(
+        seconds: Double, log: RunLog, _ body: () throws -> Value
+    ) throws -> Value {
+        let deadline = Date().addingTimeInterval(seconds)
+        var reported = false
+        while true {
+            do {
+                return try body()
+            } catch let error as NATSError where error.isTransient && Date() < deadline {
+                if !reported {
+                    log.warning("\(error); trying again while the cluster recovers")
+                    reported = true
+                }
+                Thread.sleep(forTimeInterval: 0.5)
+            }
+        }
+    }
 
     /// Runs until SIGTERM or SIGINT; returns the exit status (1 if the store could not be written).
     public func run() -> Int32 {
@@ -126,7 +183,8 @@ public final class NATSRunner: @unchecked Sendable {
         )
         // Announce this engine, then wait one renewal so that engines started together see each
         // other before the first claims, instead of one taking everything and handing it back.
-        renewMembership()
+        keeper.renewMembership()
+        keeper.start()
         var nextTick = now + settings.leaseSeconds / 3
         var nextSnapshot = now + settings.snapshotSeconds
         while true {
@@ -164,19 +222,31 @@ public final class NATSRunner: @unchecked Sendable {
     /// Fetches and processes one batch of `partition`; returns whether there was anything.
     private func consume(_ partition: Int) -> Bool {
         guard let work = owned[partition] else { return false }
+        // The fence: nothing is committed, published or acknowledged for a partition this engine
+        // may have lost; it waits for the keeper's next renewal.
+        guard keeper.mayCommit(partition) else { return false }
         if !work.unpublished.isEmpty || !work.unacknowledged.isEmpty {
             // The last batch's output is not stored yet: nothing new until it is.
             return flush(work)
         }
+        guard let consumer = work.consumer ?? recreateConsumer(work) else { return false }
         let messages: [JetStreamMessage]
         do {
-            messages = try work.consumer.fetch(maximum: Self.batchSize, waitSeconds: 0.02)
-
+            messages = try consumer.fetch(maximum: Self.batchSize, waitSeconds: 0.02)
+            work.fetchFailures = 0
         } catch {
+            work.fetchFailures += 1
             log.warning("partition \(partition): \(error); retrying")
+            // A consumer whose fetches keep failing (its leader moved while a node was lost) is
+            // created again at the position the engine has applied.
+            if work.fetchFailures >= 3 { work.consumer = nil }
             return false
         }
         guard !messages.isEmpty else { return false }
+        guard keeper.mayCommit(partition) else {
+            for message in messages { message.reject() }
+            return false
+        }
         var batch = Batch()
         var gap = false
         for message in messages {
@@ -201,7 +271,7 @@ public final class NATSRunner: @unchecked Sendable {
             process(message, in: work, batch: &batch)
         }
         commit(batch, of: work)
-        if gap { recreateConsumer(work) }
+        if gap { work.consumer = nil }
         return true
     }
 
@@ -249,24 +319,15 @@ public final class NATSRunner: @unchecked Sendable {
             for output in batch.outputs {
                 for event in output.placeEvents {
                     work.unpublished.append(
-                        .init(
-                            subject: NATSNames.outputSubject(
-                                prefix: settings.outputPrefix, kind: "event", device: event.device),
-                            payload: Array(try EngineJSON.line("event", event).utf8), id: event.id))
+                        try publication("event", event, device: event.device, id: event.id))
                 }
                 for commute in output.commutes {
                     work.unpublished.append(
-                        .init(
-                            subject: NATSNames.outputSubject(
-                                prefix: settings.outputPrefix, kind: "commute", device: commute.device),
-                            payload: Array(try EngineJSON.line("commute", commute).utf8), id: commute.id))
+                        try publication("commute", commute, device: commute.device, id: commute.id))
                 }
                 for action in output.actions {
                     work.unpublished.append(
-                        .init(
-                            subject: NATSNames.outputSubject(
-                                prefix: settings.outputPrefix, kind: "action", device: action.device),
-                            payload: Array(try EngineJSON.line("action", action).utf8), id: action.id))
+                        try publication("action", action, device: action.device, id: action.id))
                 }
             }
             if !work.reportedFirstEvent, !batch.outputs.allSatisfy({ $0.placeEvents.isEmpty }) {
@@ -292,11 +353,23 @@ public final class NATSRunner: @unchecked Sendable {
         _ = flush(work)
     }
 
+    /// `value` as the output stream carries it: on `geofence.out.KIND.DEVICE`, the line `run`
+    /// prints, with its id for JetStream's duplicate window.
+    private func publication<Value: Encodable>(_ kind: String, _ value: Value, device: String, id: String)
+        throws
+        -> PartitionWork.Publication
+    {
+        PartitionWork.Publication(
+            subject: NATSNames.outputSubject(prefix: settings.outputPrefix, kind: kind, device: device),
+            payload: Array(try EngineJSON.line(kind, value).utf8), id: id)
+    }
+
     /// Publishes what is committed and not yet published, then acknowledges its messages; returns
     /// whether everything went out. On a failure (no quorum during a server's loss) it keeps the
     /// rest for the next turn: the messages stay unacknowledged meanwhile.
     @discardableResult
     private func flush(_ work: PartitionWork) -> Bool {
+        guard keeper.mayCommit(work.partition) else { return false }
         if !work.unpublished.isEmpty {
             let before = jetStream.publishTally
             do {
@@ -319,6 +392,8 @@ public final class NATSRunner: @unchecked Sendable {
             }
             work.unpublished.removeAll()
         }
+        // Publishing can wait for the stream: the fence again before acknowledging.
+        guard keeper.mayCommit(work.partition) else { return false }
         for message in work.unacknowledged {
             do {
                 try message.acknowledge()
@@ -331,14 +406,22 @@ public final class NATSRunner: @unchecked Sendable {
         return true
     }
 
-    private func recreateConsumer(_ work: PartitionWork) {
+    /// Creates `work`'s consumer again after what the engine has applied (after a lost delivery,
+    /// or fetches that keep failing); `nil` (tried again next turn) while the cluster cannot.
+    private func recreateConsumer(_ work: PartitionWork) -> PullConsumer? {
         do {
-            work.consumer.unsubscribe()
-            work.consumer = try makeConsumer(work.partition, after: work.applied)
+            work.consumer?.unsubscribe()
+            work.consumer = nil
+            let consumer = try makeConsumer(work.partition, after: work.applied)
+            work.consumer = consumer
             work.lastConsumerSequence = 0
+            work.fetchFailures = 0
+            log.info(
+                "partition \(work.partition): consumer created again after stream sequence \(work.applied)")
+            return consumer
         } catch {
-            log.warning("partition \(work.partition): cannot re-create the consumer: \(error); letting it go")
-            owned[work.partition] = nil
+            log.warning("partition \(work.partition): cannot create the consumer again: \(error); retrying")
+            return nil
         }
     }
 
@@ -360,7 +443,7 @@ public final class NATSRunner: @unchecked Sendable {
         guard flush(work) else { return false }
         if work.dirty.isEmpty && work.applied == work.snapshotSequence { return true }
         // Fencing: prove the lease is still ours just before writing.
-        guard renew(work) else { return false }
+        guard keeper.renewNow(partition) else { return false }
         do {
             // The records go out together (a key-value put is a publish on the bucket's stream);
             // the marker only once every one is stored.
@@ -394,46 +477,14 @@ public final class NATSRunner: @unchecked Sendable {
 
     // MARK: Leases
 
-    private func renewMembership() {
-        let key = PartitionSnapshot.memberKey(engine: settings.engineID)
-        do {
-            memberRevision = try bucket.put(key, Array(settings.engineID.utf8))
-        } catch {
-            log.warning("cannot renew membership: \(error)")
-        }
-    }
-
-    /// Renews the lease of `work`; on losing it, drops the partition at once.
-    private func renew(_ work: PartitionWork) -> Bool {
-        do {
-            if let revision = try bucket.update(
-                PartitionSnapshot.leaseKey(partition: work.partition), Array(settings.engineID.utf8),
-                revision: work.leaseRevision)
-            {
-                work.leaseRevision = revision
-                return true
-            }
-            log.warning("partition \(work.partition): lease lost to another engine; dropping it")
-            drop(work.partition)
-            return false
-        } catch {
-            // Cannot tell: keep it; if the bucket stays unreachable, the lease expires and the
-            // next renewal finds it lost.
-            log.warning("partition \(work.partition): cannot renew the lease: \(error)")
-            return false
-        }
-    }
-
     private func drop(_ partition: Int) {
-        owned[partition]?.consumer.unsubscribe()
+        owned[partition]?.consumer?.unsubscribe()
         owned[partition] = nil
+        keeper.forget(partition)
     }
 
     private func leaseTick() {
-        renewMembership()
-        for partition in owned.keys.sorted() {
-            if let work = owned[partition] { _ = renew(work) }
-        }
+        for partition in keeper.lost where owned[partition] != nil { drop(partition) }
         do {
             // Each lease is one direct read (no consumer to create, which costs a cluster a Raft
             // round); members are listed with a watcher only every third tick, a lease time apart.
@@ -467,15 +518,17 @@ public final class NATSRunner: @unchecked Sendable {
     /// engine to claim at once.
     private func release(_ partition: Int) {
         guard let work = owned[partition], snapshot(partition) else { return }
-        do {
-            if try bucket.update(
-                PartitionSnapshot.leaseKey(partition: partition), [], revision: work.leaseRevision)
-                != nil
-            {
-                log.info("partition \(partition): released (snapshot at sequence \(work.snapshotSequence))")
+        keeper.release(partition) { revision in
+            do {
+                if try bucket.update(PartitionSnapshot.leaseKey(partition: partition), [], revision: revision)
+                    != nil
+                {
+                    log.info(
+                        "partition \(partition): released (snapshot at sequence \(work.snapshotSequence))")
+                }
+            } catch {
+                log.warning("partition \(partition): cannot release the lease: \(error); it expires instead")
             }
-        } catch {
-            log.warning("partition \(partition): cannot release the lease: \(error); it expires instead")
         }
         drop(partition)
     }
@@ -484,6 +537,7 @@ public final class NATSRunner: @unchecked Sendable {
         let key = PartitionSnapshot.leaseKey(partition: partition)
         let previous = book.leases[partition]
         let value = Array(settings.engineID.utf8)
+        let sentAt = now
         do {
             let revision: UInt64? =
                 if let previous {
@@ -492,11 +546,13 @@ public final class NATSRunner: @unchecked Sendable {
                     try bucket.create(key, value)
                 }
             guard let revision else { return }
+            // Kept (renewed) from now: restoring a large partition can take a while.
+            keeper.hold(partition, revision: revision, sentAt: sentAt)
             do {
-                try takeOver(partition, leaseRevision: revision, from: previous?.owner)
+                try takeOver(partition, from: previous?.owner)
             } catch {
                 // Hand the lease back at once rather than sit on a partition nobody reads.
-                _ = try? bucket.update(key, [], revision: revision)
+                keeper.release(partition) { revision in _ = try? bucket.update(key, [], revision: revision) }
                 throw error
             }
         } catch {
@@ -505,7 +561,7 @@ public final class NATSRunner: @unchecked Sendable {
     }
 
     /// Restores `partition` from its snapshot and starts reading after the sequence it covers.
-    private func takeOver(_ partition: Int, leaseRevision: UInt64, from previousOwner: String?) throws {
+    private func takeOver(_ partition: Int, from previousOwner: String?) throws {
         let began = Date()
         let markerKey = PartitionSnapshot.markerKey(partition: partition)
         let marker = try bucket.get(markerKey).map { try PartitionSnapshot.marker($0.value, key: markerKey) }
@@ -517,7 +573,7 @@ public final class NATSRunner: @unchecked Sendable {
         state.devices = restored.devices
         let consumer = try makeConsumer(partition, after: restored.resumeAfter)
         owned[partition] = PartitionWork(
-            partition: partition, leaseRevision: leaseRevision, consumer: consumer,
+            partition: partition, consumer: consumer,
             pipeline: Pipeline(rules: rules, state: state),
             decoder: LineDecoder(format: .owntracks, source: "nats", timeZone: configuration.inputTimeZone),
             restored: restored)
@@ -531,6 +587,7 @@ public final class NATSRunner: @unchecked Sendable {
 
     private func shutDown() {
         for partition in owned.keys.sorted() { release(partition) }
+        keeper.stop()
         do {
             try bucket.delete(PartitionSnapshot.memberKey(engine: settings.engineID))
         } catch {

@@ -5,9 +5,10 @@ import GeofenceRules
 /// One partition an engine owns: its consumer, its devices' pipeline, and how far it has got.
 final class PartitionWork {
     let partition: Int
-    /// The lease's revision after this engine's last write of it.
-    var leaseRevision: UInt64
-    var consumer: PullConsumer
+    /// The partition's consumer; `nil` while it must be created again (tried each turn).
+    var consumer: PullConsumer?
+    /// Fetches that failed in a row since the last that did not.
+    var fetchFailures = 0
     /// The devices of this partition; other partitions' devices are never here.
     var pipeline: Pipeline
     var decoder: LineDecoder
@@ -39,12 +40,11 @@ final class PartitionWork {
     }
 
     init(
-        partition: Int, leaseRevision: UInt64, consumer: PullConsumer, pipeline: Pipeline,
+        partition: Int, consumer: PullConsumer, pipeline: Pipeline,
         decoder: LineDecoder,
         restored: PartitionSnapshot.Restored
     ) {
         self.partition = partition
-        self.leaseRevision = leaseRevision
         self.consumer = consumer
         self.pipeline = pipeline
         self.decoder = decoder

@@ -65,7 +65,7 @@ final class ActionExecutor: Sendable {
                 let result = completion.result
                 let action = submitted.withLock { $0.removeValue(forKey: completion.hook.id) }
                 let program: String
-                if case .run(let arguments, _)? = action?.kind, let first = arguments.first {
+                if case .run(let run)? = action?.kind, let first = run.arguments.first {
                     program = first
                 } else {
                     program = completion.hook.arguments.first ?? ""
@@ -107,14 +107,16 @@ final class ActionExecutor: Sendable {
             return
         }
         switch action.kind {
-        case .log(let path):
+        case .log(let log):
+            let path = log.path
             say(action, "log" + (path.map { " to \($0)" } ?? ""))
             var outcome = ActionOutcome(succeeded: true, message: "printed")
             if let path {
                 outcome = append(action, to: path)
             }
             finish(outbox.id, outcome)
-        case .remind(let message, let channel):
+        case .remind(let remind):
+            let (message, channel) = (remind.message, remind.channel)
             say(action, "REMINDER: \(message)")
             switch channel {
             case nil: finish(outbox.id, ActionOutcome(succeeded: true, message: "delivered"))
@@ -129,10 +131,12 @@ final class ActionExecutor: Sendable {
                     outbox.id,
                     ActionOutcome(succeeded: failure == nil, message: failure ?? "published to \(topic)"))
             }
-        case .post(let target):
+        case .post(let webhook):
+            let target = webhook.target
             say(action, "post to \(WebhookClient.redacted(target.url))")
             post(action, id: outbox.id, to: target)
-        case .run(let arguments, let timeout):
+        case .run(let run):
+            let (arguments, timeout) = (run.arguments, run.timeoutSeconds)
             say(action, "run \(arguments.joined(separator: " "))")
             let fields = ActionExecutor.fields(action)
             let hook = Hook(

@@ -41,15 +41,14 @@ public enum ActionPreflight {
         var seen = Set<String>()
         for rule in rules.rules {
             for action in rule.actions {
-                let message: String?
-                switch action {
-                case .run(let arguments, _):
-                    message = arguments.first.flatMap {
+                // Only what can be checked before the run: a hook's program, a log's file.
+                var message: String?
+                if case .run(let run) = action {
+                    message = run.arguments.first.flatMap {
                         hookProblem($0, path: environment["PATH"], directory: directory)
                     }
-                case .log(let path?):
+                } else if case .log(let log) = action, let path = log.path {
                     message = logProblem(LogFile.path(path, in: logDirectory ?? directory))
-                case .log(nil), .remind, .post: message = nil
                 }
                 // One warning per problem and rule, however many actions repeat it.
                 if let message, seen.insert(rule.name + "\u{0}" + message).inserted {

@@ -514,10 +514,11 @@ public final class Runner {
     /// the events are those a replay gives).
     private func tickClock() {
         var batch = Batch()
-        // Confirmed by silence: the evidence is the deadline it held to (fresh when live, old
-        // when the silence is the end of history).
+        // Confirmed by silence, or a dwell fallen due: the evidence is the deadline it held to
+        // (fresh when live, old when the silence is the end of history).
         for output in pipeline.advance(to: Date()) {
-            batch.add(output, device: output.device, evidence: output.placeEvents.map(\.confirmedAt).max())
+            let deadlines = output.placeEvents.map(\.confirmedAt) + output.actions.map(\.date)
+            batch.add(output, device: output.device, evidence: deadlines.max())
         }
         if !batch.isEmpty { commit(batch) }
     }

@@ -23,7 +23,7 @@ public struct OutboxAction: Sendable, Equatable {
 
     /// The action's unique id, given to a hook as `GEOFENCE_EVENT_ID`; the same on every attempt.
     public var id: String
-    /// What kind of action it is: the raw value of a `FiredAction.Kind.Name` (`log`, `run` or
+    /// What kind of action it is: the raw value of a `RuleAction.Name` (`log`, `run` or
     /// `remind`).
     public var kind: String
     /// The action's details as JSON text.

@@ -21,9 +21,6 @@ import Foundation
 ///    ``ParsedArguments/values(_:)``, ``ParsedArguments/flag(_:)`` and
 ///    ``ParsedArguments/positional(_:)``. Throw ``CommandError`` for what the user must fix.
 /// 5. Add the type to ``Commands/all`` (one line in `CommandLine+Run.swift`).
-///
-/// A command still written as `static func run(_ arguments: [String]) throws` can be listed with
-/// ``Commands/Entry/legacy(name:summary:run:)`` until it is converted; it then parses its own words.
 protocol Command {
     /// The command's name, arguments, options and help text.
     static var definition: CommandDefinition { get }
@@ -70,7 +67,7 @@ struct CommandError: Error, CustomStringConvertible {
     /// and a pointer to its help.
     static func usage(_ message: String, command: String) -> CommandError {
         var usage = ""
-        if case .command(let type)? = Commands.named(command) { usage = Usage.line(type.definition) + "\n" }
+        if let type = Commands.named(command) { usage = Usage.line(type.definition) + "\n" }
         return CommandError(message: "\(message)\n\(usage)see 'geofence \(command) --help'", status: 2)
     }
 }

@@ -32,9 +32,16 @@ enum SharedOptions {
     /// The input format.
     static let format = Option(
         "--format", value: "FORMAT",
-        help: "auto (default: told from the content), ndjson, owntracks, rec, gpx, csv, json, takeout, "
-            + "geojson, kml, nmea or geolife",
+        help: "auto (default: told from the content), "
+            + formatList(InputFormat.allCases.filter { $0 != .auto }),
         parse: ValueParser.format)
+
+    /// "a, b or c": the formats' names, so that a new format shows in every `--format` help.
+    static func formatList(_ formats: [InputFormat]) -> String {
+        let names = formats.map(\.rawValue)
+        guard let last = names.last else { return "" }
+        return names.count == 1 ? last : names.dropLast().joined(separator: ", ") + " or " + last
+    }
 
     /// A table for a person instead of NDJSON.
     static let table = Option.flag("--table", help: "print a table for a person instead of NDJSON")

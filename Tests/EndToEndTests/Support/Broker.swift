@@ -102,6 +102,15 @@ final class Broker: @unchecked Sendable {
     /// Publishes each of `lines` as one message on `topic` at QoS 1 with `mosquitto_pub -l`, in
     /// order (`retain`: with the retain flag), and waits for it to finish.
     func publish(_ lines: [String], topic: String, name: String = "publish", retain: Bool = false) throws {
+        try Broker.publish(lines, topic: topic, port: port, in: scratch, name: name, retain: retain)
+    }
+
+    /// Publishes `lines` as ``publish(_:topic:name:retain:)`` does, to any MQTT server on loopback
+    /// `port` (nats-server's MQTT gateway too).
+    static func publish(
+        _ lines: [String], topic: String, port: Int, in scratch: TemporaryDirectory, name: String,
+        retain: Bool = false
+    ) throws {
         try scratch.write(name + ".lines", lines.joined(separator: "\n") + "\n")
         let child = Process()
         child.executableURL = URL(fileURLWithPath: try mosquittoProgram("mosquitto_pub"))

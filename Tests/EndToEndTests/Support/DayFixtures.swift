@@ -1,6 +1,12 @@
 import Foundation
+import GeofenceRuntime
+import GeofenceSimulation
 import TestSupport
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The synthetic day and what `geofence replay` says it must produce.
 enum DayFixtures {
@@ -71,24 +77,91 @@ enum DayFixtures {
         }
     }
 
+    /// A rules file over the day's places with one rule, `arrived home`, that logs: what the
+    /// tests of live inputs (MQTT, HTTP, Home Assistant) compare with replay.
+    static let arrivedHomeRules =
+        "timezone: Europe/London\n" + places + """
+
+            rules:
+              - { name: arrived home, on: enter home, log: true }
+
+            """
+
+    /// One fix of the day, as every protocol carries it.
+    struct Fix {
+        var latitude: Double
+        var longitude: Double
+        var seconds: Int64
+        var accuracy: Double
+
+        /// The same fix as the project's NDJSON, for the replay that says what must happen.
+        func ndjson(device: String) -> String {
+            #"{"deviceId":"\#(device)","latitude":\#(latitude),"longitude":\#(longitude),"timestamp":\#(seconds * 1000),"horizontalAccuracy":\#(accuracy)}"#
+        }
+
+        /// The fix as an OwnTracks `location` message: lat, lon, tst in seconds, acc.
+        var ownTracks: String {
+            #"{"_type":"location","lat":\#(latitude),"lon":\#(longitude),"tst":\#(seconds),"acc":\#(accuracy)}"#
+        }
+    }
+
+    /// The day's NDJSON lines (from ``day(interval:seed:in:)``) as fixes.
+    static func fixes(_ day: [String]) throws -> [Fix] {
+        try day.map { line in
+            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let latitude = object["latitude"] as? Double, let longitude = object["longitude"] as? Double,
+                let milliseconds = object["timestamp"] as? Int64,
+                let accuracy = object["horizontalAccuracy"] as? Double
+            else { throw HarnessError("not a fix of the synthetic day: \(line)") }
+            return Fix(
+                latitude: latitude, longitude: longitude, seconds: milliseconds / 1000, accuracy: accuracy)
+        }
+    }
+
+    /// The day's NDJSON lines as OwnTracks `location` messages, as a phone publishes them.
+    static func ownTracksMessages(_ day: [String]) throws -> [String] {
+        try fixes(day).map(\.ownTracks)
+    }
+
+    /// What `geofence replay` of `scratch`'s `rules.yaml` prints for the day as `device`.
+    static func replayed(_ day: [String], device: String, in scratch: TemporaryDirectory) throws -> [[String:
+        Any]]
+    {
+        try scratch.write("day.ndjson", day.map { withDevice($0, device) }.joined(separator: "\n") + "\n")
+        return try replay(rules: scratch.file("rules.yaml"), input: scratch.file("day.ndjson"), in: scratch)
+    }
+
+    /// `geofence run rules.yaml --mqtt ... --history` against `broker`, once it has subscribed.
+    static func runOverMQTT(
+        broker: Broker, client: String, in scratch: TemporaryDirectory, extra: [String] = [],
+        name: String = "run"
+    ) throws -> GeofenceProcess {
+        let run = try GeofenceProcess(
+            [
+                "run", "rules.yaml", "--mqtt", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-client-id", client,
+                "--history", "--state", scratch.file("state"),
+            ] + extra, in: scratch.path, name: name)
+        try broker.waitForSubscription(of: client)
+        return run
+    }
+
+    /// Stops a run with SIGTERM and expects a clean exit.
+    static func stop(_ run: GeofenceProcess) throws {
+        run.send(SIGTERM)
+        let ended = try run.waitForExit()
+        #expect(!ended.signaled && ended.status == 0, "stderr:\n\(run.stderr)")
+    }
+
+    /// The ids of the events stored in `scratch`'s `state`, in order.
+    static func storedEventIDs(in scratch: TemporaryDirectory) throws -> [String] {
+        let store = try Store(directory: scratch.file("state"))
+        defer { store.close() }
+        return try store.events().map(\.id)
+    }
+
     /// The ids of the place events replay printed, in order.
     static func eventIDs(_ replayed: [[String: Any]]) -> [String] {
         replayed.compactMap { $0["type"] as? String == "event" ? $0["id"] as? String : nil }
-    }
-}
-
-/// A small seeded generator (SplitMix64), so that random kill points are the same on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -12,17 +12,21 @@ import Testing
 final class NATSCluster: @unchecked Sendable {
     /// The client port of each node.
     let ports: [Int]
+    /// The MQTT port of each node (empty unless asked for): nats-server's MQTT gateway, where an
+    /// OwnTracks phone's `owntracks/USER/DEVICE` becomes the subject `owntracks.USER.DEVICE`.
+    let mqttPorts: [Int]
     private let clusterPorts: [Int]
     private let partitions: Int
     private let scratch: TemporaryDirectory
     private var processes: [Process?]
 
-    /// Starts `nodes` servers (1: a single server without routes) and waits until each accepts
-    /// connections and, on a cluster, until JetStream has a meta leader.
-    init(nodes: Int, partitions: Int, in scratch: TemporaryDirectory) throws {
+    /// Starts `nodes` servers (1: a single server without routes), each with an MQTT listener if
+    /// `mqtt`, and waits until each accepts connections.
+    init(nodes: Int, partitions: Int, mqtt: Bool = false, in scratch: TemporaryDirectory) throws {
         self.scratch = scratch
         self.partitions = partitions
         ports = try (0..<nodes).map { _ in try Broker.freePort() }
+        mqttPorts = mqtt ? try (0..<nodes).map { _ in try Broker.freePort() } : []
         clusterPorts = nodes > 1 ? try (0..<nodes).map { _ in try Broker.freePort() } : []
         processes = Array(repeating: nil, count: nodes)
         for node in 0..<nodes { try start(node) }
@@ -57,6 +61,14 @@ final class NATSCluster: @unchecked Sendable {
             }
 
             """
+        if !mqttPorts.isEmpty {
+            config += """
+                mqtt {
+                  listen: 127.0.0.1:\(mqttPorts[node])
+                }
+
+                """
+        }
         if !clusterPorts.isEmpty {
             let routes = clusterPorts.enumerated().filter { $0.offset != node }.map {
                 "nats-route://127.0.0.1:\($0.element)"
@@ -84,6 +96,7 @@ final class NATSCluster: @unchecked Sendable {
                 throw HarnessError("nats-server \(node) ended at its start:\n\(log(node))")
             }
             return Broker.accepts(port: ports[node])
+                && (mqttPorts.isEmpty || Broker.accepts(port: mqttPorts[node]))
         }
     }
 

@@ -3,6 +3,7 @@ import Geofence
 @testable import GeofenceRuntime
 import TestSupport
 import Testing
+import GeofenceSimulation
 
 #if canImport(Glibc)
     import Glibc
@@ -29,8 +30,10 @@ struct NATSFleet {
     let messages: [Message]
     let devices: [String]
 
-    /// `count` devices `user0/phone` ... each with the synthetic day of seed 100+i at `intervalSeconds`.
-    init(count: Int, intervalSeconds: Double) {
+    /// `count` devices `user0/phone` ... each with the synthetic day of seed 100+i at
+    /// `intervalSeconds`, up to `untilHour` (the whole day, 07:00-22:00, by default; 14 keeps the
+    /// morning: leaving home, arriving at work, lunch there and back, 4 crossings or more each).
+    init(count: Int, intervalSeconds: Double, untilHour: Int = 22) {
         var all: [Message] = []
         var devices: [String] = []
         for index in 0..<count {
@@ -39,7 +42,7 @@ struct NATSFleet {
             let day = SyntheticDay(
                 year: 2026, month: 3, day: 3, intervalSeconds: intervalSeconds, noiseMeters: 20, outliers: [],
                 seed: UInt64(100 + index))
-            for fix in day.fixes() {
+            for fix in day.fixes() where fix.timestamp <= day.date(.init(untilHour, 0)) {
                 let seconds = Int64(fix.timestamp.timeIntervalSince1970.rounded(.down))
                 let payload =
                     #"{"_type":"location","lat":\#(fix.coordinate.latitude),"lon":\#(fix.coordinate.longitude),"tst":\#(seconds),"acc":\#(fix.horizontalAccuracy ?? 10)}"#
@@ -75,31 +78,56 @@ struct NATSFleet {
     }
 
     /// Publishes `range` of the messages through JetStream (the server maps each subject into its
-    /// partition) and waits until the stream has stored every one.
+    /// partition) and waits until the stream has stored every one. Each message carries its index
+    /// as `Nats-Msg-Id`, so a range published again after a failure (a cluster electing leaders
+    /// refuses or times out some publishes) stores only what was missing.
     func publish(_ range: Range<Int>, to url: String) throws {
         let jetStream = try JetStream(servers: try NATSSettings.servers(fromURL: url), name: "e2e publisher")
         defer { jetStream.close() }
         let before = try Self.retrying { try jetStream.streamState(Self.stream).messages }
-        for message in messages[range] {
-            try jetStream.publishAsync(subject: message.subject, payload: Array(message.payload.utf8))
+        // A hang guard for a cluster that never recovers, not a timing expectation.
+        let deadline = Date().addingTimeInterval(300)
+        var attempt = 0
+        while true {
+            attempt += 1
+            let tally = jetStream.publishTally
+            var failure = ""
+            do {
+                for index in range {
+                    let message = messages[index]
+                    try jetStream.publishAsync(
+                        subject: message.subject, payload: Array(message.payload.utf8),
+                        messageID: "fix-\(index)")
+                }
+                try jetStream.waitForPublishes(timeoutSeconds: 120)
+                // A publish the stream refused is reported only to the answer callback.
+                let failures = jetStream.publishTally.failures - tally.failures
+                if failures == 0 { break }
+                failure = "\(failures) refused (\(jetStream.publishTally.lastFailure))"
+            } catch {
+                failure = "\(error)"
+            }
+            guard Date() < deadline else {
+                throw HarnessError("publishing messages \(range) failed \(attempt) times, lastly: \(failure)")
+            }
+            usleep(500_000)
         }
-        try jetStream.waitForPublishes(timeoutSeconds: 120)
-        // A publish the stream refused is reported only to an error callback: count instead.
         let after = try Self.retrying { try jetStream.streamState(Self.stream).messages }
         guard after - before == UInt64(range.count) else {
             throw HarnessError("the stream stored \(after - before) of \(range.count) messages published")
         }
     }
 
-    /// `body`'s result, tried again for up to a minute while the servers time out (a loaded
-    /// cluster answers API requests late).
-    static func retrying<Value>(_ body: () throws -> Value) throws -> Value {
-        let deadline = Date().addingTimeInterval(60)
+    /// `body`'s result, tried again for up to `seconds` while the servers fail in a way that
+    /// passes (a timeout, no leader yet: a loaded cluster answers API requests late, and one that
+    /// lost a node elects new leaders). A hang guard, not a timing expectation.
+    static func retrying<Value>(seconds: Double = 300, _ body: () throws -> Value) throws -> Value {
+        let deadline = Date().addingTimeInterval(seconds)
         while true {
             do {
                 return try body()
-            } catch let error as NATSError where error.isTimeout && Date() < deadline {
-                usleep(200_000)
+            } catch let error as NATSError where error.isTransient && Date() < deadline {
+                usleep(250_000)
             }
         }
     }
@@ -118,24 +146,58 @@ struct NATSFleet {
 /// The output stream as a test reads it.
 enum NATSOutput {
     /// Every message of `stream` from its start, as JSON objects in stream order.
-    static func read(url: String, stream: String = "GEOFENCE_OUT") throws -> [[String: Any]] {
+    ///
+    /// The reader's own consumer is created again, from the next sequence it lacks, whenever
+    /// creating or fetching fails: after a node is killed the cluster elects new leaders, and
+    /// requests time out meanwhile. Gives up (throws) only after `seconds`, a hang guard.
+    static func read(url: String, stream: String = "GEOFENCE_OUT", seconds: Double = 300) throws -> [[String:
+        Any]]
+    {
         let jetStream = try JetStream(servers: try NATSSettings.servers(fromURL: url), name: "e2e reader")
         defer { jetStream.close() }
-        let total = try NATSFleet.retrying { try jetStream.streamState(stream).messages }
-        let reader = "e2e-reader-\(UUID().uuidString.prefix(8))"
-        let consumer = try jetStream.pullConsumer(
-            stream: stream, durable: reader, filter: "geofence.out.>", startSequence: 1, ackWaitSeconds: 60,
-            maxAckPending: 100_000, replicas: 1)
-        defer { try? jetStream.deleteConsumer(stream: stream, name: reader) }
+        let total = try NATSFleet.retrying(seconds: seconds) { try jetStream.streamState(stream).messages }
         var objects: [[String: Any]] = []
-        let deadline = Date().addingTimeInterval(120)
-        while UInt64(objects.count) < total, Date() < deadline {
-            for message in try consumer.fetch(maximum: 1000, waitSeconds: 1) {
-                guard
-                    let object = try JSONSerialization.jsonObject(with: Data(message.payload))
-                        as? [String: Any]
-                else { throw HarnessError("output message \(message.streamSequence) is not an object") }
-                objects.append(object)
+        // The output stream never deletes, so its sequences run 1...total.
+        var next: UInt64 = 1
+        var consumer: (name: String, subscription: PullConsumer)?
+        var lastFailure = ""
+        let deadline = Date().addingTimeInterval(seconds)
+        defer {
+            if let consumer { try? jetStream.deleteConsumer(stream: stream, name: consumer.name) }
+        }
+        while next <= total {
+            guard Date() < deadline else {
+                throw HarnessError(
+                    "read \(objects.count) of \(total) output messages in \(Int(seconds)) s; last failure: \(lastFailure)"
+                )
+            }
+            do {
+                if consumer == nil {
+                    let name = "e2e-reader-\(UUID().uuidString.prefix(8))"
+                    consumer = (
+                        name,
+                        try jetStream.pullConsumer(
+                            stream: stream, durable: name, filter: "geofence.out.>", startSequence: next,
+                            ackWaitSeconds: 600, maxAckPending: 100_000, replicas: 1)
+                    )
+                }
+                for message in try consumer!.subscription.fetch(maximum: 1000, waitSeconds: 1)
+                where message.streamSequence >= next {
+                    guard
+                        let object = try JSONSerialization.jsonObject(with: Data(message.payload))
+                            as? [String: Any]
+                    else { throw HarnessError("output message \(message.streamSequence) is not an object") }
+                    objects.append(object)
+                    next = message.streamSequence + 1
+                }
+            } catch let error as NATSError {
+                lastFailure = "\(error)"
+                if let old = consumer {
+                    old.subscription.unsubscribe()
+                    try? jetStream.deleteConsumer(stream: stream, name: old.name)
+                }
+                consumer = nil
+                usleep(500_000)
             }
         }
         return objects

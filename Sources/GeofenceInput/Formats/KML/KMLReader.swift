@@ -18,63 +18,17 @@ public enum KMLReader {
     /// Reads a whole KML document. A malformed document yields the fixes read before the fault and
     /// an error naming where it is.
     public static func read(data: Data, source: String, deviceId: String? = nil) -> InputBatch {
-        var body = data
-        if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
         let delegate = KMLDelegate(source: source, deviceId: deviceId)
-        var cut = false
-        // The scanner reads UTF-8 only, as for GPX: another encoding is refused, and a byte that
-        // is not UTF-8 ends the document at the line before it.
-        switch XMLBytes.check(body) {
-        case .valid:
-            break
-        case .otherEncoding(let name):
-            return InputBatch(errors: [
-                RecordError(
-                    source: source, line: 1,
-                    message: "the document declares encoding \"\(name)\"; only UTF-8 KML is read",
-                    kind: .malformed)
-            ])
-        case .invalid(let offset, let line, let column):
-            delegate.errors.append(
-                RecordError(
-                    source: source, line: line, column: column,
-                    message:
-                        "byte \(offset) is not UTF-8 (or is a NUL); the document is read up to the line before it",
-                    kind: .malformed))
-            let lineStart =
-                body[..<(body.startIndex + offset)].lastIndex(of: UInt8(ascii: "\n")) ?? body.startIndex
-            body = body[..<lineStart]
-            cut = true
+        if let refused = XMLRecordWalk.walk(data, source: source, format: "KML", into: delegate) {
+            return refused
         }
-        var scanner = XMLScanner(body)
-        do throws(XMLScanner.Fault) {
-            try scanner.scan { item in
-                switch item {
-                case .start(let name, _, let line): delegate.start(name, line: line)
-                case .text(let text): delegate.characters(text)
-                case .end(let name): delegate.end(name)
-                }
-                return !delegate.aborted
-            }
-        } catch {
-            if !cut {
-                delegate.errors.append(
-                    RecordError(
-                        source: source, line: error.line, column: error.column,
-                        message: "the XML is malformed here: \(error.message)", kind: .malformed))
-            }
-        }
-        let ordered = delegate.fixes.enumerated().sorted {
-            ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset)
-        }
-        return InputBatch(
-            records: ordered.map { .fix($0.element) } + delegate.untimed, errors: delegate.errors)
+        return XMLRecordWalk.batch(of: delegate)
     }
 }
 
 /// Collects fixes from the elements of a KML document, in document order; used by one `read`
 /// call only.
-private final class KMLDelegate {
+private final class KMLDelegate: XMLRecordCollector {
     let source: String
     let deviceId: String?
     var fixes: [Fix] = []
@@ -104,7 +58,7 @@ private final class KMLDelegate {
         return String(name[name.index(after: colon)...])
     }
 
-    func start(_ elementName: String, line: Int) {
+    func start(_ elementName: String, attributes: [String: String], line: Int) {
         depth += 1
         let name = Self.localName(elementName)
         if !sawRoot {

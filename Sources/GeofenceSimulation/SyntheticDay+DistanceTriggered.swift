@@ -1,4 +1,5 @@
 public import Foundation
+public import Geofence
 
 extension SyntheticDay {
     /// The day as a distance-triggered tracker reports it: of the receiver's fixes (one every

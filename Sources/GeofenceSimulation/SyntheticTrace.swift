@@ -1,4 +1,5 @@
 public import Foundation
+public import Geofence
 
 /// Seeded synthetic traces with a known truth, for testing region logic off-device.
 ///

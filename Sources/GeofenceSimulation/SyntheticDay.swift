@@ -1,4 +1,5 @@
 public import Foundation
+public import Geofence
 
 /// A seeded synthetic day of fixes with a known truth: home, a commute to work, lunch nearby,
 /// work again, the gym, home.
