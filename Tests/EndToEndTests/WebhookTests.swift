@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TestSupport
 import Testing
 
@@ -8,8 +7,8 @@ import Testing
 /// A tiny HTTP server in the test process (the receiver's own libmicrohttpd server) that records
 /// what geofence posts and answers 503 to the first request of each Idempotency-Key, 200 after.
 private final class WebhookReceiver: Sendable {
-    let requests = Mutex<[HTTPRequest]>([])
-    private let server = Mutex<HTTPServer?>(nil)
+    let requests = Locked<[HTTPRequest]>([])
+    private let server = Locked<HTTPServer?>(nil)
 
     init() throws {
         let started = try HTTPServer(address: try HTTPAddress("127.0.0.1:0")) { [self] request in
@@ -70,7 +69,10 @@ extension EndToEnd {
         try #require(!posts.isEmpty && !reminders.isEmpty)
 
         let result = try GeofenceProcess.run(
-            ["run", "rules.yaml", "--input", "day.ndjson", "--history", "--fire-history", "--state", scratch.file("state")],
+            [
+                "run", "rules.yaml", "--input", "day.ndjson", "--history", "--fire-history", "--state",
+                scratch.file("state"),
+            ],
             in: scratch.path, name: "run")
         #expect(result.status == 0, "stderr:\n\(result.stderr)")
 

@@ -1,6 +1,5 @@
 import Foundation
 import TestSupport
-import Synchronization
 import Testing
 
 @testable import GeofenceRuntime
@@ -93,7 +92,7 @@ final class FakeGPSD: @unchecked Sendable {
 
 /// What a reader emitted.
 private final class Emitted: Sendable {
-    let items = Mutex<[GPSDReader.Happening]>([])
+    let items = Locked<[GPSDReader.Happening]>([])
     var fixes: [String] {
         items.withLock { $0.compactMap { if case .fix(let line) = $0 { line } else { nil } } }
     }

@@ -1,6 +1,5 @@
 import Foundation
 import TestSupport
-import Synchronization
 import Testing
 
 @testable import GeofenceRuntime
@@ -29,8 +28,8 @@ private func curl(_ arguments: [String], inPath directory: String) throws -> (st
 
 /// Everything the receiver handed to the run, and what it answers for the delivery.
 private final class Deliveries: Sendable {
-    let posts = Mutex<[TrackerPost]>([])
-    let answer = Mutex<HTTPReceiver.Delivery>(.committed)
+    let posts = Locked<[TrackerPost]>([])
+    let answer = Locked<HTTPReceiver.Delivery>(.committed)
 
     func deliver(_ post: TrackerPost) -> HTTPReceiver.Delivery {
         posts.withLock { $0.append(post) }
@@ -40,7 +39,7 @@ private final class Deliveries: Sendable {
 
 /// A status code that arrives on another thread.
 private final class Answer: Sendable {
-    let status = Mutex<Int?>(nil)
+    let status = Locked<Int?>(nil)
 }
 
 @Suite(.serialized)

@@ -1,6 +1,5 @@
 import Foundation
 import TestSupport
-import Synchronization
 import Testing
 
 @testable import GeofenceRuntime
@@ -8,13 +7,13 @@ import Testing
 /// A tiny local HTTP server for one test: answers each POST with the next status of a script
 /// (the last one repeats), after an optional delay, and records what it was sent.
 private final class ScriptedServer: Sendable {
-    let requests = Mutex<[HTTPRequest]>([])
-    private let statuses: Mutex<[Int]>
+    let requests = Locked<[HTTPRequest]>([])
+    private let statuses: Locked<[Int]>
     private let delaySeconds: Double
-    private let server = Mutex<HTTPServer?>(nil)
+    private let server = Locked<HTTPServer?>(nil)
 
     init(statuses: [Int], delaySeconds: Double = 0) throws {
-        self.statuses = Mutex(statuses)
+        self.statuses = Locked(statuses)
         self.delaySeconds = delaySeconds
         let started = try HTTPServer(address: try HTTPAddress("127.0.0.1:0")) { [self] request in
             requests.withLock { $0.append(request) }

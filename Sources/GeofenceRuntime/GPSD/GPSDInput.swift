@@ -9,7 +9,7 @@ final class GPSDInput: RunInput {
     private let address: GPSDReader.Address
     private let device: String
     private let history: Bool
-    private let reader = Mutex<GPSDReader?>(nil)
+    private let reader = Locked<GPSDReader?>(nil)
     private let fixes = Atomic<Int64>(0)
 
     init(address: GPSDReader.Address, device: String, history: Bool) {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The promise a run gives a waiting HTTP request: resolved once the lines it carried are
 /// committed to the store, or cannot be.
@@ -7,7 +6,7 @@ import Synchronization
 /// The request's thread waits on it; the run resolves it after the transaction that holds the
 /// lines' effects (or when it stops before that). Resolving twice keeps the first answer.
 final class CommitTicket: Sendable {
-    private let answer = Mutex<HTTPReceiver.Delivery?>(nil)
+    private let answer = Locked<HTTPReceiver.Delivery?>(nil)
     private let signal = DispatchSemaphore(value: 0)
 
     /// Makes an unresolved ticket.

@@ -14,8 +14,8 @@ final class HTTPInput: RunInput {
     private let keys: OwnTracksKeys
     /// How long a request waits for its commit before it is answered 503.
     private let commitSeconds: Double
-    private let receiver = Mutex<HTTPReceiver?>(nil)
-    private let outstanding = Mutex<[ObjectIdentifier: CommitTicket]>([:])
+    private let receiver = Locked<HTTPReceiver?>(nil)
+    private let outstanding = Locked<[ObjectIdentifier: CommitTicket]>([:])
     private let posts = Atomic<Int64>(0)
 
     init(settings: HTTPReceiver.Settings, history: Bool, keys: OwnTracksKeys, commitSeconds: Double = 30) {

@@ -1,6 +1,5 @@
 import CMicroHTTPD
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -35,7 +34,7 @@ final class HTTPServer: @unchecked Sendable {
     let port: Int
     private let limits: Limits
     private let handler: Handler
-    private let daemon = Mutex<Daemon?>(nil)
+    private let daemon = Locked<Daemon?>(nil)
 
     /// libmicrohttpd's handle; it may be stopped from any thread.
     private struct Daemon: @unchecked Sendable { let pointer: OpaquePointer }

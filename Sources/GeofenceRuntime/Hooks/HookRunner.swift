@@ -1,5 +1,4 @@
 public import Foundation
-import Synchronization
 
 /// A hook and how its run ended, as delivered on ``HookRunner/completions``.
 public struct HookCompletion: Sendable, Equatable {
@@ -107,7 +106,7 @@ public final class HookRunner: Sendable {
     /// every queued hook has run. Read it from one task: each completion is delivered once.
     public let completions: AsyncStream<HookCompletion>
     private let continuation: AsyncStream<HookCompletion>.Continuation
-    private let queue = Mutex(Queue())
+    private let queue = Locked(Queue())
 
     /// Makes a runner; no thread runs until a hook is submitted.
     public init(configuration: Configuration = Configuration()) {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// An asynchronous sequence of what a blocking reader produces, read on a thread of its own.
 ///
@@ -50,7 +49,7 @@ struct ThreadedReader<Element: Sendable>: AsyncSequence, Sendable {
 
         let cancellation = InputCancellation()
         private let makeReader: @Sendable (InputCancellation) -> () throws(InputFileError) -> Element?
-        private let state = Mutex(State())
+        private let state = Locked(State())
         private let requests = DispatchSemaphore(value: 0)
 
         init(makeReader: @escaping @Sendable (InputCancellation) -> () throws(InputFileError) -> Element?) {

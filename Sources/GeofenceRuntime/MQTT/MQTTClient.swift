@@ -1,6 +1,5 @@
 import CMosquitto
 import Foundation
-import Synchronization
 
 /// One connection to a broker through libmosquitto: subscribes on every (re)connect, runs the
 /// network loop on libmosquitto's own thread, reconnects with backoff, and publishes.
@@ -27,7 +26,7 @@ final class MQTTClient: @unchecked Sendable {
     private let settings: MQTTSettings
     private let onHappening: @Sendable (Happening) -> Void
     /// Whether the network thread runs; guards against stopping twice.
-    private let running = Mutex(false)
+    private let running = Locked(false)
 
     /// libmosquitto's global set-up, done once per process (`mosquitto_lib_init` is not
     /// thread-safe and must precede every other call).

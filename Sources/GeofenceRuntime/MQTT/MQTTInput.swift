@@ -1,6 +1,5 @@
 import Foundation
 import GeofenceInput
-import Synchronization
 
 /// The MQTT broker as an input of `geofence run`: every message on the subscribed topics is
 /// handed to the engine's loop as one line. Its connection also carries the transitions
@@ -13,17 +12,17 @@ final class MQTTInput: RunInput, @unchecked Sendable {
     let name = MQTTSettings.inputName
     private let settings: MQTTSettings
     /// Set by ``start(into:)``, before the network thread that reads it starts.
-    private let queue = Mutex<RecordQueue?>(nil)
+    private let queue = Locked<RecordQueue?>(nil)
     private let live: Bool
     private let log: RunLog
-    private let messageCount = Mutex<Int64>(0)
-    private let everConnected = Mutex(false)
+    private let messageCount = Locked<Int64>(0)
+    private let everConnected = Locked(false)
     private var client: MQTTClient?
     /// The connection's story, for warnings that say what is wrong (see ``MQTTDiagnosis``).
-    private let diagnosis: Mutex<MQTTDiagnosis>
+    private let diagnosis: Locked<MQTTDiagnosis>
     /// Whether messages still come in the burst that follows a (re)connect, and when the last
     /// came: the broker sends what it queued for the session (and retained positions) at once.
-    private let burst = Mutex((active: false, last: Date.distantPast))
+    private let burst = Locked((active: false, last: Date.distantPast))
     /// A gap this long after a connect, or between two messages of the burst, ends the burst.
     static let burstGapSeconds = 2.0
     /// Looks at the connection every few seconds while it is down.
@@ -40,7 +39,7 @@ final class MQTTInput: RunInput, @unchecked Sendable {
         self.keys = keys
         self.live = !history
         self.log = log
-        diagnosis = Mutex(MQTTDiagnosis(settings: settings, now: Date()))
+        diagnosis = Locked(MQTTDiagnosis(settings: settings, now: Date()))
         client = try MQTTClient(settings: settings) { [weak self] happening in
             self?.handle(happening)
         }

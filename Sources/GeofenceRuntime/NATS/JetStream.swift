@@ -1,10 +1,9 @@
 import CNATS
 import Foundation
-import Synchronization
 
 /// The tally the asynchronous publish callback writes into (kept alive by its ``JetStream``).
 private final class PublishAnswers: Sendable {
-    let tally = Mutex(JetStream.PublishTally())
+    let tally = Locked(JetStream.PublishTally())
 }
 
 /// A connection to a NATS server (or cluster) with its JetStream context: the only place, with

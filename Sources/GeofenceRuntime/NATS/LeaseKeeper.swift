@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The leases this engine holds, renewed on a thread of their own, and the fence that keeps the
 /// engine from committing for a partition whose lease it may no longer hold.
@@ -35,12 +34,12 @@ final class LeaseKeeper: @unchecked Sendable {
     private let leaseSeconds: Double
     private let clock: @Sendable () -> Double
     private let log: RunLog
-    private let held = Mutex<[Int: Held]>([:])
+    private let held = Locked<[Int: Held]>([:])
     /// Held through a renewal round and through a release, so that a release never races a
     /// renewal of the same key (the release's compare-and-set would fail and the lease would have
     /// to expire instead).
     private let round = NSLock()
-    private let stopping = Mutex(false)
+    private let stopping = Locked(false)
     private let finished = DispatchSemaphore(value: 0)
     private var started = false
 

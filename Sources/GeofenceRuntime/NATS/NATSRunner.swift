@@ -3,7 +3,6 @@ import Foundation
 import Geofence
 import GeofenceInput
 import GeofenceRules
-import Synchronization
 
 /// `geofence run --nats`: one of several engines sharing the partitions of a JetStream stream.
 ///
@@ -59,7 +58,7 @@ public final class NATSRunner: @unchecked Sendable {
     private var book: LeaseBook
     private let keeper: LeaseKeeper
     private var owned: [Int: PartitionWork] = [:]
-    private let signals = Mutex((stop: false, reload: false))
+    private let signals = Locked((stop: false, reload: false))
     private var signalSources: [any DispatchSourceSignal] = []
     /// The monotonic clock leases are judged by, at the start.
     private let started = ProcessInfo.processInfo.systemUptime

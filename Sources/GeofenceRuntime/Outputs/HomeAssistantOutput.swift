@@ -1,6 +1,5 @@
 import Foundation
 import GeofenceRules
-import Synchronization
 
 /// With `--mqtt-publish`: Home Assistant's view of each person (or device), kept up to date from committed
 /// place events as retained MQTT messages (``HomeAssistantTopics``), best effort.
@@ -8,7 +7,7 @@ final class HomeAssistantOutput: RunOutput {
     /// The broker input's connection.
     let client: MQTTClient
     let log: RunLog
-    private let topics = Mutex(HomeAssistantTopics())
+    private let topics = Locked(HomeAssistantTopics())
 
     init(client: MQTTClient, log: RunLog) {
         self.client = client

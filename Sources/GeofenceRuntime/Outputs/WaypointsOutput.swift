@@ -1,6 +1,5 @@
 import Foundation
 import GeofenceRules
-import Synchronization
 
 /// With `--mqtt-waypoints`: sends each device, the first time a run sees it (and again after the
 /// rules change), the places as an OwnTracks `setWaypoints` command on `owntracks/USER/DEVICE/cmd`,
@@ -10,7 +9,7 @@ final class WaypointsOutput: RunOutput {
     let client: MQTTClient
     let log: RunLog
     /// The devices sent the current places, and the rules version they were sent.
-    private let sent = Mutex<(version: Date?, devices: Set<String>)>((nil, []))
+    private let sent = Locked<(version: Date?, devices: Set<String>)>((nil, []))
 
     init(client: MQTTClient, log: RunLog) {
         self.client = client

@@ -1,6 +1,5 @@
 import CSodium
 import Foundation
-import Synchronization
 
 /// The secrets OwnTracks payloads are encrypted with, and the decryption the apps expect:
 /// libsodium's secretbox (XSalsa20-Poly1305) with the secret's UTF-8 bytes, up to 32, padded
@@ -140,7 +139,7 @@ struct OwnTracksKeyError: Error, CustomStringConvertible, Equatable {
 
 /// Remembers which devices have been warned about, so that each gets one warning.
 final class OnceEach: Sendable {
-    private let seen = Mutex<Set<String>>([])
+    private let seen = Locked<Set<String>>([])
 
     /// Whether `key` is new (and remembers it).
     func first(_ key: String) -> Bool { seen.withLock { $0.insert(key).inserted } }

@@ -1,6 +1,5 @@
 import Foundation
 import GeofenceRules
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -19,16 +18,16 @@ final class ActionExecutor: Sendable {
     /// The zone action lines are printed in (the rules file's).
     private let timeZone: TimeZone
     /// Hooks submitted and not yet marked done.
-    private let inFlight = Mutex(0)
+    private let inFlight = Locked(0)
     /// The actions of hooks submitted and not yet finished, by id: their outcome line names the
     /// rule and the program as the rules file wrote it.
-    private let submitted = Mutex<[String: FiredAction]>([:])
+    private let submitted = Locked<[String: FiredAction]>([:])
     /// How many actions finished and how many of those failed, for the run's summary.
-    let finished = Mutex((done: 0, failed: 0))
+    let finished = Locked((done: 0, failed: 0))
     /// Sends `post:` actions and reminders through post channels.
     private let webhooks: WebhookSender
     /// Publishes to the `--mqtt` broker (reminders through mqtt channels); `nil` without one.
-    private let publisher = Mutex<MQTTPublish?>(nil)
+    private let publisher = Locked<MQTTPublish?>(nil)
 
     /// Publishes a payload to a topic at QoS 1; returns why it could not, or `nil`.
     typealias MQTTPublish = @Sendable (_ topic: String, _ payload: [UInt8]) -> String?

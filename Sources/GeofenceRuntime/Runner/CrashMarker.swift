@@ -42,6 +42,42 @@ final class CrashMarker: @unchecked Sendable {
             input == other && identity == otherIdentity && (first...last).contains(number)
         }
 
+        /// The prefix of the identity of lines named by their text (``textHash(_:)``), not by a file.
+        static let textPrefix = "text:"
+        /// The most hashes a note lists for one item: a phone posting a batch again sends it from
+        /// its start, so the first ones find it; the retry then takes every line of it.
+        static let textHashLimit = 256
+
+        /// Lines that have no place in a file (an HTTP post, an MQTT message, standard input),
+        /// named by the hashes of their texts: numbers `first` to `last` of their item.
+        static func text(
+            input: String, hashes: some Collection<UInt64>, first: Int64, last: Int64, alone: Bool
+        ) -> Lines {
+            let listed = hashes.prefix(textHashLimit).map { String($0, radix: 16) }
+            return Lines(
+                input: input, identity: textPrefix + listed.joined(separator: ","), first: first, last: last,
+                alone: alone)
+        }
+
+        /// Whether these are lines named by their text that came on `input` and include one with a
+        /// hash in `hashes`.
+        func holdsText(of other: String, anyOf hashes: some Sequence<UInt64>) -> Bool {
+            guard input == other, identity.hasPrefix(Lines.textPrefix) else { return false }
+            let listed = Set(
+                identity.dropFirst(Lines.textPrefix.count).split(separator: ",").compactMap {
+                    UInt64($0, radix: 16)
+                })
+            return hashes.contains { listed.contains($0) }
+        }
+
+        /// Where the lines are, for messages: `INPUT:LINE` in a file, `INPUT, line N of a message`
+        /// for lines named by their text.
+        var place: String {
+            guard identity.hasPrefix(Lines.textPrefix) else { return "\(input):\(first)" }
+            let hash = identity.dropFirst(Lines.textPrefix.count).prefix { $0 != "," }
+            return "\(input), line \(first) of a message (text hash \(hash))"
+        }
+
         /// The signal as a reason: its number and name.
         var reason: String {
             guard let signal else { return "the process ended" }
@@ -51,6 +87,17 @@ final class CrashMarker: @unchecked Sendable {
             ]
             return "crashed with signal \(signal)" + (names[signal].map { " (\($0))" } ?? "")
         }
+    }
+
+    /// The FNV-1a hash of a line's text, which names a line that has no place in a file: the same
+    /// text comes back as the same hash in the next run (unlike Swift's seeded `hashValue`).
+    static func textHash(_ text: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return hash
     }
 
     private let descriptor: Int32

@@ -317,6 +317,17 @@ public final class Runner {
             case .lines(let input, let lines, let position, let live):
                 let arrivedAt = live ? Date() : nil
                 let identity = position?.identity
+                if identity == nil {
+                    // Standard input: no file to name the lines by.
+                    processUnplaced(
+                        lines.map { ($0.number, $0.text) }, from: input, arrivedAt: arrivedAt, topic: nil,
+                        batch: &batch)
+                    if let position { batch.positions[input] = position }
+                    if let line = catchUp.read(input, lines: lines.count, position: position) {
+                        log.info(line)
+                    }
+                    continue
+                }
                 let retry = suspect.map { suspect in
                     lines.contains { suspect.contains(input: input, identity: identity, number: $0.number) }
                 }
@@ -354,14 +365,13 @@ public final class Runner {
                     log.warning("\(input):\(number): message on \(topic) larger than 1 MiB, skipped")
                     continue
                 }
-                decode(
-                    text, number: number, from: input, arrivedAt: live ? Date() : nil, topic: topic,
-                    batch: &batch)
+                processUnplaced(
+                    [(number, text)], from: input, arrivedAt: live ? Date() : nil, topic: topic, batch: &batch
+                )
             case .posted(let input, let lines, let number, let live, let ticket):
-                let arrivedAt = live ? Date() : nil
-                for line in lines {
-                    decode(line, number: number, from: input, arrivedAt: arrivedAt, batch: &batch)
-                }
+                processUnplaced(
+                    lines.map { (number, $0) }, from: input, arrivedAt: live ? Date() : nil, topic: nil,
+                    batch: &batch)
                 batch.tickets.append(ticket)
             case .note(let input, let message, let level):
                 log.write(level, "input \(input): \(message)")
@@ -389,17 +399,61 @@ public final class Runner {
         return ended
     }
 
+    /// Processes lines that have no place in a file (one HTTP post, one MQTT message, a batch of
+    /// standard input) under the crash note, naming them by the hashes of their texts: a phone
+    /// posts a body again until it is answered 200, and the broker sends a retained message again
+    /// at every subscribe, so after a crash the same text comes back. As for a file's lines, a
+    /// crash while processing them makes the next run process whatever holds one of them again
+    /// one line at a time (the one retry), and a line that crashes alone is poison: skipped
+    /// wherever it comes in the run after (a post holding it is answered 200 without it, so the
+    /// phone stops posting it). Each line's number is the one its messages give.
+    private func processUnplaced(
+        _ lines: [(number: Int64, text: String?)], from input: String, arrivedAt: Date?, topic: String?,
+        batch: inout Batch
+    ) {
+        let hashes = lines.map { $0.text.map(CrashMarker.textHash) }
+        let present = hashes.compactMap { $0 }
+        let retry = suspect?.holdsText(of: input, anyOf: present) ?? false
+        if !retry, !present.isEmpty {
+            crashMarker.set(
+                .text(input: input, hashes: present, first: 1, last: Int64(lines.count), alone: false))
+        }
+        for (index, line) in lines.enumerated() {
+            guard let text = line.text, let hash = hashes[index] else {
+                log.warning(
+                    "\(input):\(line.number): "
+                        + (topic.map { "message on \($0) larger than 1 MiB, skipped" }
+                            ?? "line longer than 1 MiB, skipped"))
+                continue
+            }
+            if let poison, poison.holdsText(of: input, anyOf: [hash]) {
+                log.error("\(input):\(line.number): poison line (\(poison.reason) twice), skipped")
+                continue
+            }
+            if retry {
+                // The retry: each line with a note of its own, so a second crash names it.
+                crashMarker.set(
+                    .text(
+                        input: input, hashes: [hash], first: Int64(index + 1), last: Int64(index + 1),
+                        alone: true))
+            }
+            decode(text, number: line.number, from: input, arrivedAt: arrivedAt, topic: topic, batch: &batch)
+        }
+    }
+
     /// Reports what the crash note left by the last run says: lines retried one at a time, or a
     /// poison line skipped, recorded in the store's log with its reason.
     private func reportLastCrash() {
         if let suspect {
             log.warning(
-                "the last run \(suspect.reason) while processing \(suspect.input) lines \(suspect.first)-\(suspect.last): retrying them one at a time"
+                suspect.identity.hasPrefix(CrashMarker.Lines.textPrefix)
+                    ? "the last run \(suspect.reason) while processing a message of \(suspect.input) (\(suspect.last) line(s)): if it comes again, its lines are retried one at a time"
+                    : "the last run \(suspect.reason) while processing \(suspect.input) lines \(suspect.first)-\(suspect.last): retrying them one at a time"
             )
         }
         if let poison {
             let message =
-                "\(poison.input):\(poison.first): poison line: the last run \(poison.reason) while processing it alone, after a first crash; it is skipped"
+                "\(poison.place): poison line: the last run \(poison.reason) while processing it alone, after a first crash; it is skipped"
             log.error(message)
             var batch = Batch()
             batch.lifecycle.append(LogEntry(at: Date(), level: .error, kind: "poison-line", message: message))

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// What signals asked of the run (stop, reload), set from a signal handler's queue and read by the
 /// engine's loop: the only state the two share.
 final class SignalFlags: Sendable {
@@ -9,7 +7,7 @@ final class SignalFlags: Sendable {
         var reload = false
     }
 
-    private let requests = Mutex(Requests())
+    private let requests = Locked(Requests())
 
     /// Asks the run to stop (SIGTERM, SIGINT, or a failure that must end it).
     func stop() { requests.withLock { $0.stop = true } }

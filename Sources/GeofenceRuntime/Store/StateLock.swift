@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// An exclusive lock on a state directory, held while a ``Store`` is open.
 ///
@@ -7,7 +6,7 @@ import Synchronization
 /// second store on the same directory is refused. The lock is `flock` on `<state>/lock`: the
 /// kernel drops it when the holder exits, even by SIGKILL, so a crash never leaves it stale.
 final class StateLock: Sendable {
-    private let descriptor: Mutex<Int32>
+    private let descriptor: Locked<Int32>
 
     /// Takes the lock on `directory`, or throws ``StoreError/locked(_:)`` if another store holds it.
     init(directory: String) throws {
@@ -32,7 +31,7 @@ final class StateLock: Sendable {
             throw StoreError.stateDirectory(path: path, reason: String(cString: strerror(reason)))
         }
         try StateDirectory.restrict(path, mode: 0o600)
-        descriptor = Mutex(file)
+        descriptor = Locked(file)
     }
 
     deinit { release() }

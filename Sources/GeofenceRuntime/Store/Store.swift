@@ -1,5 +1,4 @@
 public import Foundation
-import Synchronization
 
 /// The durable state of a geofence run: device states, the event log, commutes, delivered
 /// reminders, input positions, the outbox of actions and a log, in one SQLite database.
@@ -39,7 +38,7 @@ public final class Store: Sendable {
     public let directory: String
     /// The database file's path.
     public let databasePath: String
-    private let database: Mutex<SQLiteDatabase>
+    private let database: Locked<SQLiteDatabase>
     private let directoryLock: StateLock
 
     /// Opens the store in `directory`, creating the directory, the database and its tables as needed.
@@ -52,15 +51,24 @@ public final class Store: Sendable {
         try StateDirectory.create(directory)
         directoryLock = try StateLock(directory: directory)
         try StateDirectory.createPrivateFile(databasePath)
-        let connection = try SQLiteDatabase(path: databasePath)
-        let mode = try connection.query("PRAGMA journal_mode=WAL").first?.values.first?.string ?? "unknown"
-        guard mode.lowercased() == "wal" else { throw StoreError.journalMode(mode) }
-        try connection.execute("PRAGMA synchronous=\(durability == .full ? "FULL" : "NORMAL")")
-        try StoreSchema.migrate(connection)
+        let connection: SQLiteDatabase
+        do {
+            connection = try SQLiteDatabase(path: databasePath)
+            let mode =
+                try connection.query("PRAGMA journal_mode=WAL").first?.values.first?.string ?? "unknown"
+            guard mode.lowercased() == "wal" else { throw StoreError.journalMode(mode) }
+            try connection.execute("PRAGMA synchronous=\(durability == .full ? "FULL" : "NORMAL")")
+            try StoreSchema.migrate(connection)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            // A damaged file (or one that is not a database) says so in SQLite's words only: name it.
+            throw StoreError.unreadable(path: databasePath, reason: "\(error)")
+        }
         // The -wal and -shm files exist by now; SQLite gives them the database's mode, and this
         // makes sure of it even if they were left behind by an older run with another mode.
         for suffix in ["-wal", "-shm"] { try StateDirectory.restrict(databasePath + suffix, mode: 0o600) }
-        database = Mutex(connection)
+        database = Locked(connection)
     }
 
     /// Closes the database and releases the state directory; every later call throws.

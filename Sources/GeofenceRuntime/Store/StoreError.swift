@@ -10,6 +10,9 @@ public enum StoreError: Error, CustomStringConvertible, Equatable, Sendable {
     case journalMode(String)
     /// There is no database in this state directory (nothing has run with it yet).
     case noDatabase(String)
+    /// The database file cannot be opened or read as a geofence store (damaged on disk, or not
+    /// a database): its path and SQLite's reason.
+    case unreadable(path: String, reason: String)
     /// No action in the outbox has this id.
     case unknownAction(String)
     /// The action has already finished and must not run again.
@@ -24,6 +27,8 @@ public enum StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         case .locked(let path): "state directory \(path) is in use by another geofence run"
         case .journalMode(let mode): "SQLite kept journal mode \(mode) instead of wal"
         case .noDatabase(let path): "no geofence store in \(path) (has geofence run with this --state?)"
+        case .unreadable(let path, let reason):
+            "the store \(path) cannot be read: \(reason); if the file is damaged, move it aside (a new store starts empty) or restore a copy"
         case .unknownAction(let id): "no action with id \(id) in the outbox"
         case .actionFinished(let id): "action \(id) has already finished"
         }

@@ -1,5 +1,4 @@
 public import Foundation
-import Synchronization
 
 /// A read-only view of a state directory's store, for commands that only look (`geofence events`,
 /// `geofence commutes`) while a `geofence run` may be writing it.
@@ -12,7 +11,7 @@ public final class StoreReader: Sendable {
     public let directory: String
     /// The database file's path.
     public let databasePath: String
-    private let database: Mutex<SQLiteDatabase>
+    private let database: Locked<SQLiteDatabase>
 
     /// Opens the store in `directory` for reading.
     ///
@@ -35,7 +34,7 @@ public final class StoreReader: Sendable {
             throw StoreError.newerSchema(found: version, known: StoreSchema.migrations.count)
         }
         guard version >= 1 else { throw StoreError.noDatabase(directory) }
-        database = Mutex(connection)
+        database = Locked(connection)
     }
 
     /// Closes the database; every later call throws.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Delivers `post:` actions from the outbox: each attempt is counted in the store, a failure
 /// worth retrying (no answer, a timeout, 429, a 5xx) is tried again after a growing delay, and
@@ -33,7 +32,7 @@ final class WebhookSender: Sendable {
     private let report: Report
     private let post: @Sendable (WebhookClient.Request) -> WebhookClient.Result
     private let slots: DispatchSemaphore
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var inProgress = 0

@@ -100,20 +100,22 @@ final class Broker: @unchecked Sendable {
     }
 
     /// Publishes each of `lines` as one message on `topic` at QoS 1 with `mosquitto_pub -l`, in
-    /// order, and waits for it to finish.
-    func publish(_ lines: [String], topic: String, name: String = "publish") throws {
-        try Broker.publish(lines, topic: topic, port: port, in: scratch, name: name)
+    /// order (`retain`: with the retain flag), and waits for it to finish.
+    func publish(_ lines: [String], topic: String, name: String = "publish", retain: Bool = false) throws {
+        try Broker.publish(lines, topic: topic, port: port, in: scratch, name: name, retain: retain)
     }
 
-    /// Publishes `lines` as ``publish(_:topic:name:)`` does, to any MQTT server on loopback `port`
-    /// (nats-server's MQTT gateway too).
+    /// Publishes `lines` as ``publish(_:topic:name:retain:)`` does, to any MQTT server on loopback
+    /// `port` (nats-server's MQTT gateway too).
     static func publish(
-        _ lines: [String], topic: String, port: Int, in scratch: TemporaryDirectory, name: String
+        _ lines: [String], topic: String, port: Int, in scratch: TemporaryDirectory, name: String,
+        retain: Bool = false
     ) throws {
         try scratch.write(name + ".lines", lines.joined(separator: "\n") + "\n")
         let child = Process()
         child.executableURL = URL(fileURLWithPath: try mosquittoProgram("mosquitto_pub"))
-        child.arguments = ["-h", "127.0.0.1", "-p", String(port), "-q", "1", "-t", topic, "-l"]
+        child.arguments =
+            ["-h", "127.0.0.1", "-p", String(port), "-q", "1", "-t", topic, "-l"] + (retain ? ["-r"] : [])
         child.standardInput = FileHandle(forReadingAtPath: scratch.file(name + ".lines"))
         let errors = scratch.file(name + ".stderr")
         guard FileManager.default.createFile(atPath: errors, contents: nil),

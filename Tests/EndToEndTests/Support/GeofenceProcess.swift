@@ -78,7 +78,11 @@ final class GeofenceProcess: @unchecked Sendable {
         while process.isRunning {
             if Date() >= deadline {
                 kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
+                // Bounded too: a child whose end Foundation never notices (seen under
+                // ThreadSanitizer, a zombie it did not reap) must fail the test, not hang the suite.
+                let reaped = Date().addingTimeInterval(30)
+                while process.isRunning, Date() < reaped { usleep(10_000) }
+                if !process.isRunning { process.waitUntilExit() }
                 throw HarnessError(
                     "geofence \(process.arguments?.joined(separator: " ") ?? "") still running after \(Int(seconds)) s; killed\nstderr:\n\(stderr)"
                 )
