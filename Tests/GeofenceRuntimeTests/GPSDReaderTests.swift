@@ -100,8 +100,11 @@ private final class Emitted: Sendable {
         items.withLock { $0.compactMap { if case .note(_, let text) = $0 { text } else { nil } } }
     }
 
+    /// Polls for up to 180 s: a hang guard, not a timing check. A restarted gpsfake can take
+    /// seconds to come up on a loaded machine, and the reader's backoff (1 s doubling to 30 s)
+    /// may then wait half a minute more before it tries again.
     func waitUntil(_ what: String, _ condition: () -> Bool) throws {
-        for _ in 0..<6000 {
+        for _ in 0..<18_000 {
             if condition() { return }
             usleep(10_000)
         }
