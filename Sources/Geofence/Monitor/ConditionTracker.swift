@@ -77,34 +77,68 @@ struct ConditionTracker: Codable, Sendable {
         init(_ value: Value) { self.value = value }
     }
 
+    /// The last event without what the definition already holds (its identifier): a device keeps
+    /// one for each of its twenty conditions.
+    struct StoredEvent: Sendable {
+        let date: Date
+        let confirmedAt: Date
+        let evidence: Event.Evidence?
+        let signedDistanceMeters: Double?
+        let state: ConditionState
+        let previousState: ConditionState?
+        let kind: Event.Kind
+
+        init(_ event: Event) {
+            date = event.date
+            confirmedAt = event.confirmedAt
+            evidence = event.evidence
+            signedDistanceMeters = event.signedDistanceMeters
+            state = event.state
+            previousState = event.previousState
+            kind = event.kind
+        }
+
+        func event(identifier: String) -> Event {
+            Event(
+                identifier: identifier, state: state, kind: kind, date: date, confirmedAt: confirmedAt,
+                signedDistanceMeters: signedDistanceMeters, evidence: evidence, previousState: previousState)
+        }
+    }
+
+    // The stored properties are declared largest first and the one-byte ones together: Swift lays
+    // a struct out in declaration order, and twenty of these are most of a device's state.
     private let definition: Definition
-    var identifier: String { definition.identifier }
-    var condition: Condition { definition.condition }
-    var hysteresis: Hysteresis { definition.hysteresis }
+    private var storedEvent: StoredEvent?
+    private var pendingBox: Box<Pending>?
+    /// The time of the last fix this condition observed, to know whether the engine's previous
+    /// fix is also this condition's previous fix.
+    private var lastSeen: Date?
     /// `false` for a condition added past the limit: it is kept, never evaluated. Stored beside
     /// the definition because the engine asks it of every condition for every fix.
     let evaluated: Bool
     private(set) var state: ConditionState
-    private(set) var lastEvent: Event?
-
     /// The side of the boundary the last observed fix lay on (its position, ignoring accuracy).
     private var lastSide: Hysteresis.Side?
-    /// The time of the last fix this condition observed, to know whether the engine's previous
-    /// fix is also this condition's previous fix.
-    private var lastSeen: Date?
+    private var dwellReported = false
+    /// An ongoing visit inside this condition keeps it satisfied until the visit ends.
+    private var heldByVisit = false
     /// When the fixes' positions last changed side: interpolated between the fixes either side, or
     /// the first fix after a gap. This dates a crossing.
     private var lastSideChange: CrossingEstimate?
-    private var pendingBox: Box<Pending>?
+    /// When the current stay began, for dwell; `nil` until known.
+    private var dwellStart: Date?
+
+    var identifier: String { definition.identifier }
+    var condition: Condition { definition.condition }
+    var hysteresis: Hysteresis { definition.hysteresis }
+    var lastEvent: Event? {
+        get { storedEvent.map { $0.event(identifier: identifier) } }
+        set { storedEvent = newValue.map(StoredEvent.init) }
+    }
     private var pending: Pending? {
         get { pendingBox?.value }
         set { pendingBox = newValue.map(Box.init) }
     }
-    /// When the current stay began, for dwell; `nil` until known.
-    private var dwellStart: Date?
-    private var dwellReported = false
-    /// An ongoing visit inside this condition keeps it satisfied until the visit ends.
-    private var heldByVisit = false
 
     init(
         identifier: String, condition: Condition, hysteresis: Hysteresis, evaluated: Bool,
@@ -290,7 +324,7 @@ struct ConditionTracker: Codable, Sendable {
     /// region transition or region list naming it. It is strong evidence and confirms at once.
     mutating func observeClaim(inside: Bool, at date: Date, into sink: inout EventSink) {
         guard !heldByVisit || !inside else { return }
-        if let last = lastEvent?.date, date < last { return }
+        if let last = storedEvent?.date, date < last { return }
         let newState: ConditionState = inside ? .satisfied : .unsatisfied
         guard state != newState else {
             pending = nil
@@ -318,7 +352,7 @@ struct ConditionTracker: Codable, Sendable {
         guard d.isFinite else { return }
         // A visit that ended before this condition's last event is older news than what was
         // already reported; replaying it would move dates backwards.
-        if let departure = visit.departure, let last = lastEvent?.date, departure <= last { return }
+        if let departure = visit.departure, let last = storedEvent?.date, departure <= last { return }
         let accuracy =
             visit.horizontalAccuracy.isFinite && visit.horizontalAccuracy >= 0
             ? visit.horizontalAccuracy : h.assumedAccuracyMeters
@@ -376,7 +410,7 @@ struct ConditionTracker: Codable, Sendable {
     ) {
         // Dates of one condition never go backwards, whatever mix of fixes and visits came in.
         var date = date
-        if let last = lastEvent?.date, date < last { date = last }
+        if let last = storedEvent?.date, date < last { date = last }
         let distance = distance ?? fix.map { condition.signedDistance(to: $0.coordinate) } ?? .nan
         let event = Event(
             identifier: identifier, state: newState, kind: .transition, date: date, confirmedAt: confirmedAt,
