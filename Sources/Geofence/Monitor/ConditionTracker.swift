@@ -52,6 +52,7 @@ struct ConditionTracker: Codable, Sendable {
         let accuracyWeight: Double
         let exitMarginMeters: Double
         let enterMarginMeters: Double
+        let dwellSeconds: Double?
 
         init(identifier: String, condition: Condition, hysteresis: Hysteresis, evaluated: Bool) {
             self.identifier = identifier
@@ -64,6 +65,7 @@ struct ConditionTracker: Codable, Sendable {
             accuracyWeight = hysteresis.accuracyWeight
             exitMarginMeters = hysteresis.exitMarginMeters
             enterMarginMeters = hysteresis.enterMarginMeters
+            dwellSeconds = hysteresis.dwellSeconds
         }
     }
 
@@ -239,7 +241,9 @@ struct ConditionTracker: Codable, Sendable {
         if heldByVisit {
             // An ongoing visit keeps the condition satisfied; fixes cannot end it.
             pendingBox = nil
-            reportDwellIfDue(reachedBy: t, confirmedAt: t, distance: exact, fix: fix, visit: nil, into: &sink)
+            if dwellMayBeDue {
+                reportDwellIfDue(reachedBy: t, confirmedAt: t, distance: exact, fix: fix, visit: nil, into: &sink)
+            }
             return
         }
         // Silence is not evidence: a pause keeps the run; only a fix on the old side ends it.
@@ -285,7 +289,15 @@ struct ConditionTracker: Codable, Sendable {
                     distance: exact, fix: fix, visit: nil, into: &sink, orderKey: crossing.after)
             }
         }
-        reportDwellIfDue(reachedBy: t, confirmedAt: t, distance: exact, fix: fix, visit: nil, into: &sink)
+        if dwellMayBeDue {
+            reportDwellIfDue(reachedBy: t, confirmedAt: t, distance: exact, fix: fix, visit: nil, into: &sink)
+        }
+    }
+
+    /// Whether a dwell event could be due: checked before building the call's arguments, which
+    /// would copy the fix for every condition and fix.
+    private var dwellMayBeDue: Bool {
+        state == .satisfied && !dwellReported && pendingBox == nil && definition.dwellSeconds != nil
     }
 
     /// The pending run's box, copied first if another copy of the engine shares it, so that it
@@ -433,7 +445,7 @@ struct ConditionTracker: Codable, Sendable {
         into sink: inout EventSink
     ) {
         guard state == .satisfied, !dwellReported, pendingBox == nil,
-            let dwell = definition.hysteresis.dwellSeconds
+            let dwell = definition.dwellSeconds
         else {
             return
         }
