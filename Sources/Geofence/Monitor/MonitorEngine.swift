@@ -169,7 +169,15 @@ public struct MonitorEngine: Codable, Sendable {
         clock.appendInOrder(to: &events)
         var sink = EventSink()
         let point = EarthPoint(fix.coordinate)
+        let t = fix.timestamp
+        let accuracy = fix.horizontalAccuracy
+        let mayClaim = fix.regions != nil
         for index in trackers.indices where trackers[index].evaluated {
+            if trackers[index].observeFarOutside(
+                at: t, accuracy: accuracy, point: point, previous: previous, mayClaim: mayClaim)
+            {
+                continue
+            }
             trackers[index].observe(fix, at: point, previous: previous, into: &sink)
         }
         previous = PreviousFix(timestamp: fix.timestamp, coordinate: fix.coordinate)
