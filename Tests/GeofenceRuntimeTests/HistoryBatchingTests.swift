@@ -14,8 +14,8 @@ struct HistoryBatchingTests {
     @Test(arguments: [
         (records: 10, gathered: 0.2, lastCommit: 0.001, due: false),
         (records: 10, gathered: 1.0, lastCommit: 0.001, due: true),
-        (records: 200_000, gathered: 0.01, lastCommit: 0.001, due: true),
-        (records: 199_999, gathered: 0.01, lastCommit: 0.001, due: false),
+        (records: 1_000_000, gathered: 0.01, lastCommit: 0.001, due: true),
+        (records: 999_999, gathered: 0.01, lastCommit: 0.001, due: false),
     ])
     func historyIsCommittedByCountOrTime(records: Int, gathered: Double, lastCommit: Double, due: Bool) {
         let policy = HistoryCommitPolicy()

@@ -57,18 +57,16 @@ struct Batch {
         -> Step
     {
         let encoder = EngineJSON.encoder()
-        let stateEncoder = EngineJSON.stateEncoder()
         var step = Step()
-        for name in changedDevices.sorted() {
-            guard let device = pipeline.state.devices[name] else { continue }
-            step.states.append(
-                DeviceState(device: name, state: try stateEncoder.encode(device), updatedAt: now))
+        let devices = changedDevices.sorted().compactMap { name in
+            pipeline.state.devices[name].map { (name: name, engine: $0) }
         }
+        step.states = try StateEncoding.encode(devices, now: now)
         if engineChanged {
             step.states.append(
                 DeviceState(
-                    device: Runner.engineStateKey, state: try stateEncoder.encode(pipeline.state.engine),
-                    updatedAt: now))
+                    device: Runner.engineStateKey,
+                    state: try EngineJSON.stateEncoder().encode(pipeline.state.engine), updatedAt: now))
         }
         var maxDelays: [String: Double] = [:]
         for rule in pipeline.rules.rules { maxDelays[rule.name] = rule.maxDelaySeconds }

@@ -11,7 +11,7 @@
 struct HistoryCommitPolicy: Sendable, Equatable {
     /// The most records in one commit: bounds what a restart after SIGKILL reads again, and the
     /// pending batch's memory.
-    var maxRecords = 200_000
+    var maxRecords = 1_000_000
     /// How long history is gathered into one commit, at least.
     var minimumSeconds = 1.0
     /// How long history is gathered into one commit, at most, however slow the commits.
