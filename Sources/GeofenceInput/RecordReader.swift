@@ -113,9 +113,9 @@ public struct RecordReader: Sendable {
                 error(failure)
             }
         }
-        func handle(_ line: InputLine) throws {
+        func handle(_ line: RawLine) throws {
             tally.lines = Int(line.number)
-            guard !line.isTooLong else {
+            guard let bytes = line.bytes else {
                 return try take(
                     .failure(
                         RecordError(
@@ -124,7 +124,10 @@ public struct RecordReader: Sendable {
                                 "line of \(line.byteCount) bytes is longer than \(maxLineBytes) bytes; skipped",
                             kind: .malformed)))
             }
-            var text = line.text
+            // An ASCII line is read where it lies; any other is made valid UTF-8 first (bad bytes
+            // become U+FFFD), as every line once was.
+            if line.isASCII { return try decoder.decode(bytes: bytes, number: Int(line.number), take) }
+            var text = line.line.text
             try text.withUTF8 { try decoder.decode(bytes: $0, number: Int(line.number), take) }
         }
         func feedDocument(_ bytes: some Collection<UInt8>) throws {
@@ -169,7 +172,7 @@ public struct RecordReader: Sendable {
                     document = []
                 default:
                     kind = .lines
-                    try splitter.append(document) { try handle($0) }
+                    try splitter.appendRaw(document) { try handle($0) }
                     document = []
                 }
                 continue
@@ -183,7 +186,7 @@ public struct RecordReader: Sendable {
             case .json:
                 try feedDocument(bytes)
             case .lines, .undecided:
-                try splitter.append(bytes) { try handle($0) }
+                try splitter.appendRaw(bytes) { try handle($0) }
             }
         }
         switch kind {
@@ -209,9 +212,9 @@ public struct RecordReader: Sendable {
                     try order.finish(emit: record, note: note)
                     return tally
                 }
-                try splitter.append(document) { try handle($0) }
+                try splitter.appendRaw(document) { try handle($0) }
             }
-            if let last = splitter.finish() { try handle(last) }
+            try splitter.finishRaw { try handle($0) }
             for result in decoder.finish() { try take(result) }
         }
         try order.finish(emit: record, note: note)

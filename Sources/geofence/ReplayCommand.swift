@@ -56,9 +56,13 @@ enum ReplayCommand: Command {
         }
         let rules = copies[0]
         var pipeline = ShardedPipeline(rules: copies)
+        // Standard input may be live: its output is written as each record is answered. A file's
+        // is written a buffer at a time.
         let printer = ReplayPrinter(
-            table: arguments.flag(SharedOptions.table), timeZone: DisplayZone.resolve(arguments, rules: rules)
-        )
+            table: arguments.flag(SharedOptions.table), timeZone: DisplayZone.resolve(arguments, rules: rules),
+            buffered: inputPath != "-")
+        // Whatever ends the replay, an error reading the input included, what was printed is written.
+        defer { printer.flush() }
         var summary = ReplaySummary()
         let reader = RecordReader(path: inputPath, format: format, timeZone: inputTimeZone)
         printer.header()
@@ -66,23 +70,27 @@ enum ReplayCommand: Command {
         // back in input order.
         func process(_ batch: [InputRecord]) {
             let outputs = pipeline.process(batch, arrivedAt: nil)
-            for (record, output) in zip(batch, outputs) {
-                guard let output else {
+            for index in outputs.indices {
+                guard let output = outputs[index] else {
                     summary.ignored += 1
                     continue
                 }
                 summary.count(output)
-                if let reason = output.dropped, verbose, let fix = record.fix {
+                if let reason = output.dropped, verbose, let fix = batch[index].fix {
                     printer.dropped(fix, reason: reason)
                 }
                 printer.print(output)
             }
         }
+        // What stdout holds is written before anything goes to stderr, so that the two streams
+        // interleave on a terminal as they did unbuffered.
         func report(_ failure: InputError) {
             summary.errors += 1
+            printer.flush()
             FileHandle.standardError.write(Data("geofence: \(failure)\n".utf8))
         }
         func remark(_ note: String) {
+            printer.flush()
             FileHandle.standardError.write(Data("geofence: \(reader.source): \(note)\n".utf8))
         }
         let tally: InputTally
@@ -110,6 +118,7 @@ enum ReplayCommand: Command {
             printer.print(output)
         }
         printer.footer(summary.latencyText)
+        printer.flush()
         // One summary line: what replay decided, then what the input gave (lines, fixes, fixes used).
         FileHandle.standardError.write(
             Data("geofence: \(summary); read \(InputSummary.line(tally, dropped: summary.dropped))\n".utf8))
