@@ -11,8 +11,8 @@ enum ReplayCommand: Command {
         "--verbose", "-v", help: "also print each fix the filter drops, with the reason")
     static let threads = Option(
         "--threads", value: "N",
-        help: "devices processed on N threads (default: the processors, at most 8); the output is the "
-            + "same for every N", parse: ValueParser.count)
+        help: "devices processed, and JSON lines decoded, on N threads (default: the processors, at most "
+            + "8); the output is the same for every N", parse: ValueParser.count)
 
     /// Records per batch: large enough that handing a batch to the threads costs little per record,
     /// small enough that output follows input closely.
@@ -64,7 +64,9 @@ enum ReplayCommand: Command {
         // Whatever ends the replay, an error reading the input included, what was printed is written.
         defer { printer.flush() }
         var summary = ReplaySummary()
-        let reader = RecordReader(path: inputPath, format: format, timeZone: inputTimeZone)
+        var reader = RecordReader(path: inputPath, format: format, timeZone: inputTimeZone)
+        // JSON lines are decoded on as many threads as the devices are processed on.
+        reader.decodingThreads = threadCount
         printer.header()
         // Records are processed in batches, the devices of a batch in parallel; the outputs come
         // back in input order.

@@ -44,7 +44,7 @@ struct ReplayPrinter: Sendable {
         guard !result.isEmpty else { return }
         var lines: [String] = []
         for event in result.placeEvents {
-            lines.append(table ? row(event) : json("event", event))
+            lines.append(table ? row(event) : eventLine(event))
         }
         for visit in result.visits {
             lines.append(
@@ -74,6 +74,10 @@ struct ReplayPrinter: Sendable {
         guard let buffer else { return output.write(Data((text + "\n").utf8)) }
         buffer.append(text)
         if buffer.count >= OutputBuffer.limit { buffer.flush(to: output) }
+    }
+
+    private func eventLine(_ event: PlaceEvent) -> String {
+        (try? EngineJSON.line("event", event)) ?? "{\"type\":\"event\",\"error\":\"cannot encode\"}"
     }
 
     private func json<Value: Encodable>(_ type: String, _ value: Value) -> String {

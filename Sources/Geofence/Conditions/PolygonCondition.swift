@@ -16,7 +16,10 @@ public struct PolygonCondition: Sendable, Hashable, Codable, CustomStringConvert
     public let polygons: [[[Coordinate]]]
     /// The local plane the polygon is projected into; the monitor bounds distances in it too.
     let frame: LocalFrame
+    /// GEOS's form: it validated the shape and answers the rare points within rounding of an edge.
     private let shape: GEOSPolygon
+    /// The same rings for the common case, measured without a call into GEOS.
+    private let planar: PlanarPolygon
 
     /// Makes a condition from rings of coordinates.
     public init(polygons: [[[Coordinate]]]) throws(PolygonError) {
@@ -27,6 +30,7 @@ public struct PolygonCondition: Sendable, Hashable, Codable, CustomStringConvert
             let coordinate = frame.unproject(point)
             return String(format: "latitude %.6f, longitude %.6f", coordinate.latitude, coordinate.longitude)
         }
+        self.planar = PlanarPolygon(polygons: projected)
         self.polygons = polygons
         self.frame = frame
     }
@@ -51,9 +55,23 @@ public struct PolygonCondition: Sendable, Hashable, Codable, CustomStringConvert
     /// land either side of it.
     public func signedDistance(to coordinate: Coordinate) -> Double {
         let point = frame.project(coordinate)
+        let distance = planar.signedDistance(x: point.x, y: point.y) ?? shape.signedDistance(x: point.x, y: point.y)
+        return distance > 0 && distance < PolygonCondition.boundaryToleranceMeters ? 0 : distance
+    }
+
+    /// The signed distance as GEOS alone computes it, which ``signedDistance(to:)`` must equal.
+    func geosSignedDistance(to coordinate: Coordinate) -> Double {
+        let point = frame.project(coordinate)
         let distance = shape.signedDistance(x: point.x, y: point.y)
         return distance > 0 && distance < PolygonCondition.boundaryToleranceMeters ? 0 : distance
     }
+
+    /// The signed distance from a point of the local plane, by the Swift path alone, or `nil` where
+    /// it defers to GEOS: for tests that compare the two.
+    func planarSignedDistance(x: Double, y: Double) -> Double? { planar.signedDistance(x: x, y: y) }
+
+    /// The signed distance from a point of the local plane by GEOS alone.
+    func geosSignedDistance(x: Double, y: Double) -> Double { shape.signedDistance(x: x, y: y) }
 
     /// Points closer than this to an edge are on the boundary.
     static let boundaryToleranceMeters = 1e-6

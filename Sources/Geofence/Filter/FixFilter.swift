@@ -204,6 +204,17 @@ public struct FixFilter: Codable, Sendable {
         let seconds = fix.timestamp.timeIntervalSince(last.timestamp)
         guard seconds > 0 else { return false }
         let slack = (fix.horizontalAccuracy ?? 0) + (last.horizontalAccuracy ?? 0)
+        // Most fixes are plainly plausible, and the exact distance needs trigonometry. No radius of
+        // curvature of the ellipsoid exceeds a/sqrt(1-e²) (6,399,594 m), so no path, and no
+        // distance this program computes, is longer than that times |Δφ| + |Δλ| (a walk along the
+        // meridian, then along a parallel); 6.41e6 and the 0.999 leave room for rounding.
+        if c.maxSpeedMetersPerSecond >= 0 {
+            let reach =
+                6.41e6
+                * (abs(radians(fix.coordinate.latitude - last.coordinate.latitude))
+                    + abs(wrappedLongitudeDelta(last.coordinate.longitude, fix.coordinate.longitude)))
+            if reach - slack <= 0.999 * c.maxSpeedMetersPerSecond * seconds { return true }
+        }
         let meters = max(0, last.coordinate.distance(to: fix.coordinate) - slack)
         return meters / seconds <= c.maxSpeedMetersPerSecond
     }
@@ -238,7 +249,8 @@ public struct FixFilter: Codable, Sendable {
             if age > c.expirationSeconds { return .expired }
         }
         guard let last = lastAccepted else { return nil }
-        if fix == last { return .duplicate }
+        // Equal fixes have equal times: comparing every field is needed only then.
+        if fix.timestamp == last.timestamp, fix == last { return .duplicate }
         if fix.timestamp <= last.timestamp { return .notNewer }
         if arrivedAt == nil, fix.timestamp.timeIntervalSince(last.timestamp) > c.maxForwardJumpSeconds {
             return .tooFarAhead

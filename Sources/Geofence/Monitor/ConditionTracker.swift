@@ -51,6 +51,8 @@ struct ConditionTracker: Codable, Sendable {
         let maxGapSeconds: Double
         let accuracyWeight: Double
         let exitMarginMeters: Double
+        let enterMarginMeters: Double
+        let dwellSeconds: Double?
 
         init(identifier: String, condition: Condition, hysteresis: Hysteresis, evaluated: Bool) {
             self.identifier = identifier
@@ -62,44 +64,83 @@ struct ConditionTracker: Codable, Sendable {
             maxGapSeconds = hysteresis.maxGapSeconds
             accuracyWeight = hysteresis.accuracyWeight
             exitMarginMeters = hysteresis.exitMarginMeters
+            enterMarginMeters = hysteresis.enterMarginMeters
+            dwellSeconds = hysteresis.dwellSeconds
         }
     }
 
     /// A value kept out of line: twenty trackers a device, each with room for a pending run
     /// inline, would cost more memory than an allocation when a run starts.
-    final class Box<Value: Sendable>: Sendable {
-        let value: Value
+    ///
+    /// Copies of an engine share boxes; a box is changed in place only while one tracker holds it
+    /// (``uniquePendingBox()`` copies it otherwise), which is what makes the `var` safe to send.
+    final class Box<Value: Sendable>: @unchecked Sendable {
+        var value: Value
         init(_ value: Value) { self.value = value }
     }
 
+    /// The last event without what the definition already holds (its identifier): a device keeps
+    /// one for each of its twenty conditions.
+    struct StoredEvent: Sendable {
+        let date: Date
+        let confirmedAt: Date
+        let evidence: Event.Evidence?
+        let signedDistanceMeters: Double?
+        let state: ConditionState
+        let previousState: ConditionState?
+        let kind: Event.Kind
+
+        init(_ event: Event) {
+            date = event.date
+            confirmedAt = event.confirmedAt
+            evidence = event.evidence
+            signedDistanceMeters = event.signedDistanceMeters
+            state = event.state
+            previousState = event.previousState
+            kind = event.kind
+        }
+
+        func event(identifier: String) -> Event {
+            Event(
+                identifier: identifier, state: state, kind: kind, date: date, confirmedAt: confirmedAt,
+                signedDistanceMeters: signedDistanceMeters, evidence: evidence, previousState: previousState)
+        }
+    }
+
+    // The stored properties are declared largest first and the one-byte ones together: Swift lays
+    // a struct out in declaration order, and twenty of these are most of a device's state.
     private let definition: Definition
-    var identifier: String { definition.identifier }
-    var condition: Condition { definition.condition }
-    var hysteresis: Hysteresis { definition.hysteresis }
+    private var storedEvent: StoredEvent?
+    private var pendingBox: Box<Pending>?
+    /// The time of the last fix this condition observed, to know whether the engine's previous
+    /// fix is also this condition's previous fix.
+    private var lastSeen: Date?
     /// `false` for a condition added past the limit: it is kept, never evaluated. Stored beside
     /// the definition because the engine asks it of every condition for every fix.
     let evaluated: Bool
     private(set) var state: ConditionState
-    private(set) var lastEvent: Event?
-
     /// The side of the boundary the last observed fix lay on (its position, ignoring accuracy).
     private var lastSide: Hysteresis.Side?
-    /// The time of the last fix this condition observed, to know whether the engine's previous
-    /// fix is also this condition's previous fix.
-    private var lastSeen: Date?
+    private var dwellReported = false
+    /// An ongoing visit inside this condition keeps it satisfied until the visit ends.
+    private var heldByVisit = false
     /// When the fixes' positions last changed side: interpolated between the fixes either side, or
     /// the first fix after a gap. This dates a crossing.
     private var lastSideChange: CrossingEstimate?
-    private var pendingBox: Box<Pending>?
+    /// When the current stay began, for dwell; `nil` until known.
+    private var dwellStart: Date?
+
+    var identifier: String { definition.identifier }
+    var condition: Condition { definition.condition }
+    var hysteresis: Hysteresis { definition.hysteresis }
+    var lastEvent: Event? {
+        get { storedEvent.map { $0.event(identifier: identifier) } }
+        set { storedEvent = newValue.map(StoredEvent.init) }
+    }
     private var pending: Pending? {
         get { pendingBox?.value }
         set { pendingBox = newValue.map(Box.init) }
     }
-    /// When the current stay began, for dwell; `nil` until known.
-    private var dwellStart: Date?
-    private var dwellReported = false
-    /// An ongoing visit inside this condition keeps it satisfied until the visit ends.
-    private var heldByVisit = false
 
     init(
         identifier: String, condition: Condition, hysteresis: Hysteresis, evaluated: Bool,
@@ -156,19 +197,37 @@ struct ConditionTracker: Codable, Sendable {
         }
         let h = definition.hysteresis
 
-        let d = condition.signedDistance(to: fix.coordinate)
-        // GEOS reports failure as NaN; such a fix tells nothing about this condition.
-        guard d.isFinite else { return }
-        // A region the tracker says it is in makes the fix evidence of inside, as strong as one
-        // clearly inside: its region monitor decided on fixes we never got. It confirms the way
-        // any evidence fix does (two far enough apart, or enough of them), never alone.
-        let side: Hysteresis.Side = claimed ? .inside : Hysteresis.Side(signedDistance: d)
-        let evidence: Hysteresis.Side? = claimed ? .inside : h.evidence(signedDistance: d, accuracy: accuracy)
+        // The exact distance is taken only where something needs the number: the side and the
+        // evidence often follow from the cheap interval alone (far outside, or for a circle far
+        // inside), and an undetermined place far away then costs no more than a determined one.
+        var exact: Double?
+        let side: Hysteresis.Side
+        let evidence: Hysteresis.Side?
+        if !claimed,
+            let decided = definition.bound.decidedEvidence(
+                point, accuracy: accuracy, accuracyWeight: definition.accuracyWeight,
+                enterMarginMeters: definition.enterMarginMeters, exitMarginMeters: definition.exitMarginMeters)
+        {
+            side = decided
+            evidence = decided
+        } else {
+            let d = condition.signedDistance(to: fix.coordinate)
+            // GEOS reports failure as NaN; such a fix tells nothing about this condition.
+            guard d.isFinite else { return }
+            exact = d
+            // A region the tracker says it is in makes the fix evidence of inside, as strong as
+            // one clearly inside: its region monitor decided on fixes we never got. It confirms
+            // the way any evidence fix does (two far enough apart, or enough of them), never alone.
+            side = claimed ? .inside : Hysteresis.Side(signedDistance: d)
+            evidence = claimed ? .inside : h.evidence(signedDistance: d, accuracy: accuracy)
+        }
 
         if let lastSide {
             if !continuous {
                 lastSideChange = CrossingEstimate(date: t, after: t)
             } else if lastSide != side, let previous {
+                let d = exact ?? condition.signedDistance(to: fix.coordinate)
+                exact = d
                 let date = ConditionTracker.crossingTime(
                     from: previous.timestamp, distance: condition.signedDistance(to: previous.coordinate),
                     to: t, distance: d)
@@ -181,8 +240,10 @@ struct ConditionTracker: Codable, Sendable {
 
         if heldByVisit {
             // An ongoing visit keeps the condition satisfied; fixes cannot end it.
-            pending = nil
-            reportDwellIfDue(reachedBy: t, confirmedAt: t, distance: d, fix: fix, visit: nil, into: &sink)
+            pendingBox = nil
+            if dwellMayBeDue {
+                reportDwellIfDue(reachedBy: t, confirmedAt: t, distance: exact, fix: fix, visit: nil, into: &sink)
+            }
             return
         }
         // Silence is not evidence: a pause keeps the run; only a fix on the old side ends it.
@@ -192,37 +253,65 @@ struct ConditionTracker: Codable, Sendable {
             // evidence fix. A change is dated by when the positions crossed the boundary.
             let now = CrossingEstimate(date: t, after: t)
             let crossing = state == .unknown ? now : (lastSideChange ?? now)
-            pending = Pending(
-                side: evidence, firstEvidence: t, count: 0, lastEvidence: nil, crossing: crossing)
+            pendingBox = Box(
+                Pending(side: evidence, firstEvidence: t, count: 0, lastEvidence: nil, crossing: crossing))
         }
-        if var run = pending {
-            if evidence == run.side {
-                run.count += 1
-                run.lastEvidence = t
+        if let run = uniquePendingBox() {
+            // The run is updated where it is stored: it holds a fix, and copying it out and back
+            // (a new box each time) was much of the cost of every fix of a run.
+            if evidence == run.value.side {
+                run.value.count += 1
+                run.value.lastEvidence = t
             }
-            run.latestFix = fix
-            run.silentDeadline =
-                silenceHolds(fix, distance: d, accuracy: accuracy, side: run.side)
-                ? (run.silentDeadline
-                    ?? t.addingTimeInterval(max(h.confirmationSeconds, h.silenceConfirmationSeconds)))
-                : nil
-            if h.confirms(run, at: t) || (fix.trigger == .stay && evidence == run.side) {
-                transition(
-                    to: run.side == .inside ? .satisfied : .unsatisfied, date: run.crossing.date,
-                    confirmedAt: t,
-                    distance: d, fix: fix, visit: nil, into: &sink, orderKey: run.crossing.after)
+            var silenceHolds = false
+            if let reach = fix.silentWithinMeters {
+                let d = exact ?? condition.signedDistance(to: fix.coordinate)
+                exact = d
+                silenceHolds = holdsSide(distance: d, reach: reach, accuracy: accuracy, side: run.value.side)
+            }
+            if silenceHolds {
+                if run.value.silentDeadline == nil {
+                    run.value.silentDeadline = t.addingTimeInterval(
+                        max(h.confirmationSeconds, h.silenceConfirmationSeconds))
+                }
+                // Only a change confirmed on the clock reports this fix, and only while a
+                // deadline is set, so the fix is kept only then.
+                run.value.latestFix = fix
             } else {
-                pending = run
+                run.value.silentDeadline = nil
+                run.value.latestFix = nil
+            }
+            if h.confirms(run.value, at: t) || (fix.trigger == .stay && evidence == run.value.side) {
+                let side = run.value.side, crossing = run.value.crossing
+                transition(
+                    to: side == .inside ? .satisfied : .unsatisfied, date: crossing.date,
+                    confirmedAt: t,
+                    distance: exact, fix: fix, visit: nil, into: &sink, orderKey: crossing.after)
             }
         }
-        reportDwellIfDue(reachedBy: t, confirmedAt: t, distance: d, fix: fix, visit: nil, into: &sink)
+        if dwellMayBeDue {
+            reportDwellIfDue(reachedBy: t, confirmedAt: t, distance: exact, fix: fix, visit: nil, into: &sink)
+        }
     }
 
-    /// Whether the tracker's promise for `fix` (another fix before the device moves farther than
+    /// Whether a dwell event could be due: checked before building the call's arguments, which
+    /// would copy the fix for every condition and fix.
+    private var dwellMayBeDue: Bool {
+        state == .satisfied && !dwellReported && pendingBox == nil && definition.dwellSeconds != nil
+    }
+
+    /// The pending run's box, copied first if another copy of the engine shares it, so that it
+    /// can be changed in place.
+    private mutating func uniquePendingBox() -> Box<Pending>? {
+        if !isKnownUniquelyReferenced(&pendingBox), let shared = pendingBox {
+            pendingBox = Box(shared.value)
+        }
+        return pendingBox
+    }
+
+    /// Whether the tracker's promise (another fix before the device moves farther than `reach`,
     /// ``Fix/silentWithinMeters``) keeps it on `side` with evidence to spare while it is silent.
-    private func silenceHolds(_ fix: Fix, distance d: Double, accuracy: Double, side: Hysteresis.Side) -> Bool
-    {
-        guard let reach = fix.silentWithinMeters else { return false }
+    private func holdsSide(distance d: Double, reach: Double, accuracy: Double, side: Hysteresis.Side) -> Bool {
         let worst = side == .inside ? d + reach : d - reach
         return hysteresis.evidence(signedDistance: worst, accuracy: accuracy) == side
     }
@@ -239,7 +328,7 @@ struct ConditionTracker: Codable, Sendable {
         transition(
             to: run.side == .inside ? .satisfied : .unsatisfied, date: run.crossing.date,
             confirmedAt: deadline,
-            distance: fix.map { condition.signedDistance(to: $0.coordinate) } ?? .nan, fix: fix, visit: nil,
+            distance: nil, fix: fix, visit: nil,
             into: &sink, orderKey: run.crossing.after)
     }
 
@@ -247,7 +336,7 @@ struct ConditionTracker: Codable, Sendable {
     /// region transition or region list naming it. It is strong evidence and confirms at once.
     mutating func observeClaim(inside: Bool, at date: Date, into sink: inout EventSink) {
         guard !heldByVisit || !inside else { return }
-        if let last = lastEvent?.date, date < last { return }
+        if let last = storedEvent?.date, date < last { return }
         let newState: ConditionState = inside ? .satisfied : .unsatisfied
         guard state != newState else {
             pending = nil
@@ -275,7 +364,7 @@ struct ConditionTracker: Codable, Sendable {
         guard d.isFinite else { return }
         // A visit that ended before this condition's last event is older news than what was
         // already reported; replaying it would move dates backwards.
-        if let departure = visit.departure, let last = lastEvent?.date, departure <= last { return }
+        if let departure = visit.departure, let last = storedEvent?.date, departure <= last { return }
         let accuracy =
             visit.horizontalAccuracy.isFinite && visit.horizontalAccuracy >= 0
             ? visit.horizontalAccuracy : h.assumedAccuracyMeters
@@ -325,14 +414,16 @@ struct ConditionTracker: Codable, Sendable {
 
     // MARK: Changes
 
+    /// Changes the state and reports it; a `nil` distance is measured from `fix` (none without one).
     private mutating func transition(
-        to newState: ConditionState, date: Date, confirmedAt: Date, distance: Double, fix: Fix?,
+        to newState: ConditionState, date: Date, confirmedAt: Date, distance: Double?, fix: Fix?,
         visit: Visit?,
         into sink: inout EventSink, orderKey: Date? = nil
     ) {
         // Dates of one condition never go backwards, whatever mix of fixes and visits came in.
         var date = date
-        if let last = lastEvent?.date, date < last { date = last }
+        if let last = storedEvent?.date, date < last { date = last }
+        let distance = distance ?? fix.map { condition.signedDistance(to: $0.coordinate) } ?? .nan
         let event = Event(
             identifier: identifier, state: newState, kind: .transition, date: date, confirmedAt: confirmedAt,
             signedDistanceMeters: distance.isFinite ? distance : nil,
@@ -347,12 +438,14 @@ struct ConditionTracker: Codable, Sendable {
         sink.append(event, orderKey: min(orderKey ?? date, date))
     }
 
+    /// Reports the dwell event once the stay has lasted long enough; a `nil` distance is measured
+    /// from `fix` when the event is made.
     private mutating func reportDwellIfDue(
-        reachedBy now: Date, confirmedAt: Date, distance: Double, fix: Fix?, visit: Visit?,
+        reachedBy now: Date, confirmedAt: Date, distance: Double?, fix: Fix?, visit: Visit?,
         into sink: inout EventSink
     ) {
         guard state == .satisfied, !dwellReported, pendingBox == nil,
-            let dwell = definition.hysteresis.dwellSeconds
+            let dwell = definition.dwellSeconds
         else {
             return
         }
@@ -362,6 +455,7 @@ struct ConditionTracker: Codable, Sendable {
         dwellStart = start
         guard now.timeIntervalSince(start) >= dwell else { return }
         dwellReported = true
+        let distance = distance ?? fix.map { condition.signedDistance(to: $0.coordinate) } ?? .nan
         let event = Event(
             identifier: identifier, state: .satisfied, kind: .dwell, date: start.addingTimeInterval(dwell),
             confirmedAt: confirmedAt, signedDistanceMeters: distance,

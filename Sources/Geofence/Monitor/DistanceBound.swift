@@ -7,11 +7,21 @@
 /// `distance - radius` from the boundary. The distance to the centre is bounded below by the
 /// chord between the two ``EarthPoint``s: a straight line is never longer than the geodesic
 /// (circles), nor than the arc the polygon's projection stretches the chord to (polygons).
+///
+/// A circle is also bounded above: within tens of kilometres the geodesic exceeds the chord by
+/// under ten parts per million (the arc over the chord is about 1 + c²/24R²), and the circle's
+/// distance formula is within a few parts per million of the geodesic, so the chord plus the same
+/// slack is never shorter than the distance the circle computes. A fix deep inside a circle then
+/// needs no trigonometry either.
 struct DistanceBound: Sendable {
     private let center: EarthPoint
     private let radius: Double
     /// What the exact distance may lose to rounding or approximation, per metre from the centre.
     private let relativeSlack: Double
+    /// Whether the shape is a circle, the only one with an upper bound.
+    private let isCircle: Bool
+    /// Chords up to this long have an upper bound (the slack argument holds well beyond it).
+    private static let upperBoundChordMeters = 50_000.0
 
     /// The bound for a condition.
     init(_ condition: Condition) {
@@ -22,6 +32,7 @@ struct DistanceBound: Sendable {
             // The circle's distance is the flat-earth formula within a few parts per million of
             // the geodesic (or Vincenty, sub-millimetre); 100 ppm leaves a wide margin.
             relativeSlack = 1e-4
+            isCircle = true
         case .polygon(let polygon):
             let frame = polygon.frame
             var radius = 0.0
@@ -37,6 +48,7 @@ struct DistanceBound: Sendable {
             self.radius = radius
             // GEOS and the projection round at about 1e-9 m per metre here.
             relativeSlack = 1e-9
+            isCircle = false
         }
     }
 
@@ -45,5 +57,34 @@ struct DistanceBound: Sendable {
     func lowerBound(_ point: EarthPoint) -> Double {
         let chord = center.chord(to: point)
         return chord - radius - 0.001 - chord * relativeSlack
+    }
+
+    /// A number never smaller than the condition's signed distance to the point: infinity where
+    /// nothing cheap is known (a polygon, or a point far from a circle).
+    @inline(__always)
+    func upperBound(_ point: EarthPoint) -> Double {
+        guard isCircle else { return .infinity }
+        let chord = center.chord(to: point)
+        guard chord < DistanceBound.upperBoundChordMeters else { return .infinity }
+        return chord + chord * relativeSlack + 0.001 - radius
+    }
+
+    /// The side and evidence a fix at `point` has for certain by the bounds alone (they are the
+    /// same: clear evidence lies beyond the margin on its own side), or `nil` when the exact
+    /// distance must decide. It is ``Hysteresis/evidence(signedDistance:accuracy:)`` applied to
+    /// the interval: every distance in it would give the same answer.
+    @inline(__always)
+    func decidedEvidence(
+        _ point: EarthPoint, accuracy: Double, accuracyWeight: Double, enterMarginMeters: Double,
+        exitMarginMeters: Double
+    ) -> Hysteresis.Side? {
+        let chord = center.chord(to: point)
+        let spread = accuracyWeight * accuracy
+        let lower = chord - radius - 0.001 - chord * relativeSlack
+        if lower > 0, lower - spread >= exitMarginMeters { return .outside }
+        guard isCircle, chord < DistanceBound.upperBoundChordMeters else { return nil }
+        let upper = chord + chord * relativeSlack + 0.001 - radius
+        if upper <= 0, upper + spread <= -enterMarginMeters { return .inside }
+        return nil
     }
 }

@@ -46,16 +46,54 @@ public struct Event: Codable, Sendable, Hashable {
     /// The deciding fix or visit, kept out of line and shared: a monitor keeps every condition's
     /// last event, and the twenty first determinations of a device usually come from one fix, so
     /// a device holds one copy of that fix instead of twenty.
+    ///
+    /// A fix carries a dozen optional fields, most of them absent: stored whole it is about 200
+    /// bytes, and a device keeps up to twenty of these. The usual fix (time, position, accuracy,
+    /// device) is kept in its few fields instead, and anything else whole, out of line.
     final class Evidence: Sendable {
-        let fix: Fix?
-        let visit: Visit?
+        /// The usual fix, when it has nothing more than these fields.
+        private struct PlainFix: Sendable {
+            let timestamp: Date
+            let coordinate: Coordinate
+            let horizontalAccuracy: Double?
+            let deviceId: String?
+
+            var fix: Fix {
+                Fix(timestamp: timestamp, coordinate: coordinate, horizontalAccuracy: horizontalAccuracy, deviceId: deviceId)
+            }
+        }
+        /// Whatever the plain form cannot hold.
+        private final class Whole: Sendable {
+            let fix: Fix?
+            let visit: Visit?
+            init(fix: Fix?, visit: Visit?) {
+                self.fix = fix
+                self.visit = visit
+            }
+        }
+        private let plain: PlainFix?
+        private let whole: Whole?
+
+        var fix: Fix? { plain?.fix ?? whole?.fix }
+        var visit: Visit? { whole?.visit }
 
         init(fix: Fix?, visit: Visit?) {
-            self.fix = fix
-            self.visit = visit
+            if let fix, visit == nil {
+                let plain = PlainFix(
+                    timestamp: fix.timestamp, coordinate: fix.coordinate,
+                    horizontalAccuracy: fix.horizontalAccuracy, deviceId: fix.deviceId)
+                // Kept plain only if that gives back the very same fix.
+                if plain.fix == fix {
+                    self.plain = plain
+                    self.whole = nil
+                    return
+                }
+            }
+            plain = nil
+            whole = Whole(fix: fix, visit: visit)
         }
     }
-    private var evidence: Evidence?
+    private(set) var evidence: Evidence?
 
     /// Makes an event.
     public init(

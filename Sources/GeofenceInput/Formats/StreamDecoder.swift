@@ -71,6 +71,23 @@ public struct StreamDecoder: Sendable {
         }
     }
 
+    /// A copy of the line decoder, when the input is lines whose every JSON line is read on its
+    /// own (NDJSON, OwnTracks, or told apart per line): such lines can be decoded on several
+    /// threads, each with its own copy, and give what this decoder would. `nil` for CSV (a header
+    /// changes how later rows read), documents, NMEA and GeoLife, and before the first line.
+    package var independentJSONLineDecoder: LineDecoder? {
+        readsIndependentJSONLines ? lineDecoder : nil
+    }
+
+    /// Whether ``independentJSONLineDecoder`` is there (asked per line: it copies nothing).
+    package var readsIndependentJSONLines: Bool {
+        guard case .lines = state else { return false }
+        switch lineDecoder.format {
+        case .ndjson, .owntracks, .auto: return true
+        default: return false
+        }
+    }
+
     /// Reads one line (without its line break).
     public mutating func decode(_ text: String, number: Int) -> [Result<InputRecord, RecordError>] {
         var text = text

@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+
+@testable import Geofence
+@testable import GeofenceRules
+
+/// An event line written directly is the line the JSON encoder writes, byte for byte, whatever
+/// the numbers, times and names; what the direct writer cannot write the encoder still does.
+@Suite struct EventLineWriterTests {
+    /// The encoder's line for `event` (the path every other record takes).
+    private func encoded(_ event: PlaceEvent) throws -> String {
+        let body = String(decoding: try EngineJSON.encoder().encode(event), as: UTF8.self)
+        return "{\"type\":\"event\"," + body.dropFirst()
+    }
+
+    private func event(
+        place: String = "home", device: String = "phone", distance: Double?, latitude: Double?,
+        longitude: Double?, accuracy: Double?, date: Date, transition: Transition = .enter
+    ) -> PlaceEvent {
+        let coordinate = latitude.flatMap { latitude in
+            longitude.map { Coordinate(uncheckedLatitude: latitude, longitude: $0) }
+        }
+        let fix = coordinate.map { Fix(timestamp: date, coordinate: $0, horizontalAccuracy: accuracy) }
+        var event = PlaceEvent(
+            Event(
+                identifier: place, state: .satisfied, date: date, confirmedAt: date.addingTimeInterval(31.5),
+                signedDistanceMeters: distance, fix: fix, previousState: .unsatisfied),
+            device: device)
+        event.transition = transition
+        event.latitude = latitude
+        event.longitude = longitude
+        event.accuracy = accuracy
+        return event
+    }
+
+    @Test func randomEventsAreWrittenAsTheEncoderWritesThem() throws {
+        var generator = SystemRandomNumberGenerator()
+        let magnitudes: [Double] = [1e-9, 1e-5, 0.001, 1, 10, 1_000, 1e7, 1e16, 1e17, 1e22]
+        for trial in 0..<5_000 {
+            let scale = magnitudes[trial % magnitudes.count]
+            let distance = trial % 7 == 0 ? nil : (Double.random(in: -1...1, using: &generator) * scale * 10).rounded() / 10
+            let latitude = trial % 11 == 0 ? nil : Double.random(in: -90...90, using: &generator)
+            let longitude = latitude == nil ? nil : Double.random(in: -180...180, using: &generator)
+            let accuracy: Double? =
+                trial % 5 == 0 ? nil : trial % 3 == 0 ? Double(Int.random(in: 1...100, using: &generator)) : Double.random(in: 0...scale, using: &generator)
+            let date = Date(timeIntervalSince1970: Double.random(in: 946_684_800...4_102_444_800, using: &generator))
+            let value = event(
+                place: "p\(trial % 20)", device: "d\(trial)", distance: distance, latitude: latitude,
+                longitude: longitude, accuracy: accuracy, date: date,
+                transition: Transition.allCases[trial % Transition.allCases.count])
+            let direct = try #require(EventLineWriter.line("event", value))
+            #expect(direct == (try encoded(value)))
+        }
+    }
+
+    @Test(arguments: [0.0, -0.0, 5556.9, -12.3, 100, 1e21, 123_456_789_012_345_680, 0.1, 2.5e-7])
+    func numbersAreWrittenAsTheEncoderWritesThem(_ number: Double) throws {
+        let value = event(
+            distance: number, latitude: 47.37, longitude: 8.54, accuracy: number.magnitude,
+            date: Date(timeIntervalSince1970: 1_772_521_200.179))
+        #expect(try #require(EventLineWriter.line("event", value)) == (try encoded(value)))
+    }
+
+    @Test(arguments: ["café", "a \"quoted\" name", "back\\slash", "tab\there", "new\nline", "emoji 🏠"])
+    func namesThatNeedEscapingAreLeftToTheEncoder(_ name: String) throws {
+        let value = event(
+            place: name, device: name, distance: 3, latitude: 47.37, longitude: 8.54, accuracy: 5,
+            date: Date(timeIntervalSince1970: 1_772_521_200))
+        #expect(EventLineWriter.line("event", value) == nil)
+        #expect(try EngineJSON.line("event", value) == (try encoded(value)))
+    }
+}
