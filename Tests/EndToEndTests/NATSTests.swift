@@ -140,10 +140,11 @@ extension EndToEnd {
 
 extension EndToEnd {
     /// Three engines on a three-node cluster share six partitions of a fleet's day. One engine is
-    /// killed (SIGKILL) midway, then one NATS node (only with `GEOFENCE_NATS_KILL_NODE=1`, see
-    /// below); the run goes on, and the output stream holds,
+    /// killed (SIGKILL) midway, then one NATS node (SIGKILL, while the engines work through the
+    /// last third of the day); the run goes on, and the output stream holds,
     /// for every device, exactly the events and actions `replay` gives, each id once (repeats after
-    /// the fail-over dropped by JetStream's duplicate window).
+    /// the fail-over dropped by JetStream's duplicate window). A failure keeps the servers' logs
+    /// and the engines' standard error in a folder named in the failure.
     ///
     /// `GEOFENCE_NATS_DEVICES` sets the fleet's size (default 1,000 phones, a fix every 10 minutes
     /// from 07:00 to 14:00, 43 fixes each: a shorter day than the 15-hour one, with the same
@@ -168,6 +169,20 @@ extension EndToEnd {
         try #require(expected.count > devices * 4)
 
         let cluster = try NATSCluster(nodes: 3, partitions: partitions, in: scratch)
+        do {
+            try engineAndNodeKill(
+                cluster: cluster, fleet: fleet, replayed: replayed, expected: expected, devices: devices,
+                partitions: partitions, scratch: scratch)
+        } catch {
+            throw HarnessError("\(error)\nlogs kept in \(NATSCluster.keepLogs(of: scratch, label: "failed"))")
+        }
+    }
+
+    /// The body of ``enginesSurviveAKilledEngineAndAKilledServer()``, from the cluster's start.
+    private func engineAndNodeKill(
+        cluster: NATSCluster, fleet: NATSFleet, replayed: [[String: Any]], expected: [[String: Any]],
+        devices: Int, partitions: Int, scratch: TemporaryDirectory
+    ) throws {
         try cluster.waitForJetStream()
         let names = ["e1", "e2", "e3"]
         var engines: [GeofenceProcess] = []
@@ -226,15 +241,29 @@ extension EndToEnd {
             return taken
         }
 
-        // Lose a server: the streams and the bucket keep a quorum of two. Opt-in
-        // (`GEOFENCE_NATS_KILL_NODE=1`) until understood: in the full run of the merged session-3
-        // tree, after node 2's loss the two remaining nodes answered no JetStream request for ten
-        // minutes (publish acks and KV listings timed out on both engines), while the same test had
-        // passed four full runs on its branch. The engine's fail-over above always runs.
-        if environment["GEOFENCE_NATS_KILL_NODE"] == "1" {
-            try cluster.kill(node: 2)
+        // Lose a server while the engines work: the streams and the bucket keep a quorum of two.
+        // Publishes in flight to it lose their answers, and consumers placed on it are gone; the
+        // engines must notice both (docs/scale-out.md, "Elections").
+        try fleet.publish(thirds[2]..<(thirds[2] + thirds[3]) / 2, to: cluster.url)
+        try cluster.kill(node: 2)
+        let nodeKilledAt = Date()
+        // The output as the two nodes left see it (the stream is never empty here: a fifth of it
+        // was there before the engine's kill; 0 means the count timed out during the election).
+        var outputAtNodeKill: UInt64 = 0
+        try waitUntil("the output stream's count after node 2's loss", seconds: 300, every: 0.5) {
+            outputAtNodeKill = (try? NATSOutput.count(url: cluster.url)) ?? 0
+            return outputAtNodeKill > 0
         }
-        try fleet.publish(thirds[2]..<thirds[3], to: cluster.url)
+        try fleet.publish((thirds[2] + thirds[3]) / 2..<thirds[3], to: cluster.url)
+        var outputResumedAt: Date?
+        try waitUntil(
+            "the output stream to grow after node 2's loss (from \(outputAtNodeKill))\n"
+                + engines[1...].map(\.stderr).joined(separator: "\n---\n"), seconds: 600, every: 0.5
+        ) {
+            let grew = ((try? NATSOutput.count(url: cluster.url)) ?? 0) > outputAtNodeKill
+            if grew { outputResumedAt = Date() }
+            return grew
+        }
         try NATSRun.waitForOutput(
             expected.count, url: cluster.url, engines: Array(engines[1...]), seconds: 600)
         let finished = Date()
@@ -274,6 +303,7 @@ extension EndToEnd {
             \(partitions) partitions, 3 engines, 3 nodes
               e1 owned \(e1Partitions.sorted()); taken over \(String(format: "%.1f", (takenAt ?? killedAt).timeIntervalSince(killedAt))) s after the kill (polled)
               \(firstEvents.joined(separator: "\n  "))
+              node 2 killed: the output stream grew again \(String(format: "%.1f", (outputResumedAt ?? nodeKilledAt).timeIntervalSince(nodeKilledAt))) s after (polled; \(outputAtNodeKill) messages then)
               e2 and e3: leases lost, released or not renewed (whole run): \(moves.count)
               \(moves.prefix(10).joined(separator: "\n  "))
               events committed by more than one engine (published again, dropped by JetStream): \(stored.count - Set(stored).count)

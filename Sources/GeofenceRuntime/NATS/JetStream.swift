@@ -192,13 +192,24 @@ final class JetStream: @unchecked Sendable {
         return ack?.pointee.Duplicate ?? false
     }
 
+    /// How long one asynchronous publish waits for the stream's answer before it counts as a
+    /// failure (``PublishTally/failures``, text "Timeout").
+    ///
+    /// Without such a limit the library keeps a publish whose answer never comes (it was in
+    /// flight to a node that died, or to a stream leader on it) among the unanswered ones for
+    /// ever, and every later ``waitForPublishes(timeoutSeconds:)`` of this connection times out
+    /// waiting for it: the engine could then never again see its output stored.
+    static let publishAnswerSeconds = 10.0
+
     /// Publishes without waiting for the stream's answer (at most 4096 unanswered at once);
     /// ``waitForPublishes(timeoutSeconds:)`` waits for every answer, and ``publishTally`` counts
-    /// how they went.
+    /// how they went. An answer that does not come within ``publishAnswerSeconds`` counts as a
+    /// failure.
     func publishAsync(subject: String, payload: [UInt8], messageID: String? = nil) throws(NATSError) {
         var message: OpaquePointer? = try makeMessage(subject: subject, payload: payload)
         var options = jsPubOptions()
         jsPubOptions_Init(&options)
+        options.MaxWait = Int64(Self.publishAnswerSeconds * 1000)
         let status: natsStatus =
             if let messageID {
                 messageID.withCString { id in
@@ -213,12 +224,31 @@ final class JetStream: @unchecked Sendable {
         try check(status, "publishing to \(subject)")
     }
 
-    /// Waits until every asynchronous publish has been answered; throws on a timeout.
+    /// Waits until every asynchronous publish has been answered (stored, refused, or given up
+    /// after ``publishAnswerSeconds``); throws on a timeout.
+    ///
+    /// A timeout here should not happen, since every publish is answered or given up within
+    /// ``publishAnswerSeconds``; should the library's timer be late (a stalled machine), the
+    /// publishes still unanswered are taken back from the library and counted as failures, so
+    /// that the next wait starts clean. Callers publish their whole group again after any
+    /// failure (the message ids make repeats harmless).
     func waitForPublishes(timeoutSeconds: Double) throws(NATSError) {
         var options = jsPubOptions()
         jsPubOptions_Init(&options)
         options.MaxWait = Int64(timeoutSeconds * 1000)
-        try check(js_PublishAsyncComplete(context, &options), "waiting for published messages to be stored")
+        let status = js_PublishAsyncComplete(context, &options)
+        guard status != NATS_OK else { return }
+        let error = NATSError("waiting for published messages to be stored", status: status)
+        var pending = natsMsgList()
+        if js_PublishAsyncGetPendingList(&pending, context) == NATS_OK {
+            let count = Int(pending.Count)
+            natsMsgList_Destroy(&pending)
+            answers.tally.withLock { tally in
+                tally.failures += count
+                tally.lastFailure = "\(count) publishes unanswered after \(Int(timeoutSeconds)) s"
+            }
+        }
+        throw error
     }
 
     private func makeMessage(subject: String, payload: [UInt8]) throws(NATSError) -> OpaquePointer {

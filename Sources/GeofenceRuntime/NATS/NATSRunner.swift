@@ -378,7 +378,7 @@ public final class NATSRunner: @unchecked Sendable {
                     try jetStream.publishAsync(
                         subject: publication.subject, payload: publication.payload, messageID: publication.id)
                 }
-                try jetStream.waitForPublishes(timeoutSeconds: 10)
+                try jetStream.waitForPublishes(timeoutSeconds: JetStream.publishAnswerSeconds + 5)
             } catch {
                 log.warning("partition \(work.partition): cannot publish its output: \(error); retrying")
                 return false
@@ -458,7 +458,7 @@ public final class NATSRunner: @unchecked Sendable {
                         PartitionSnapshot.deviceKey(partition: partition, device: device)),
                     payload: try PartitionSnapshot.encode(record))
             }
-            try jetStream.waitForPublishes(timeoutSeconds: 10)
+            try jetStream.waitForPublishes(timeoutSeconds: JetStream.publishAnswerSeconds + 5)
             let after = jetStream.publishTally
             guard after.failures == before.failures else {
                 throw NATSError("writing device records", message: after.lastFailure)
