@@ -165,6 +165,31 @@ final class JetStream: @unchecked Sendable {
         return (info.pointee.State.LastSeq, info.pointee.State.Msgs)
     }
 
+    /// The subjects of `stream` matching `filter` (NATS wildcards) that hold a message.
+    ///
+    /// One stream-info request, answered by the stream's leader: unlike a watcher it creates no
+    /// consumer, so it works while a node is lost (nats-server 2.9 places a new ephemeral
+    /// consumer on a random replica of the stream, the lost node included, and then never
+    /// answers its creation).
+    func subjects(in stream: String, matching filter: String) throws(NATSError) -> [String] {
+        var options = jsOptions()
+        jsOptions_Init(&options)
+        var info: UnsafeMutablePointer<jsStreamInfo>?
+        var code = jsErrCode(rawValue: 0)
+        let status = filter.withCString { subjectsFilter in
+            options.Stream.Info.SubjectsFilter = subjectsFilter
+            return js_GetStreamInfo(&info, context, stream, &options, &code)
+        }
+        try check(status, "listing \(filter) in the stream \(stream)", code: code)
+        defer { jsStreamInfo_Destroy(info) }
+        guard let list = info?.pointee.State.Subjects?.pointee, list.Count > 0, let items = list.List else {
+            return []
+        }
+        return (0..<Int(list.Count)).compactMap { index in
+            items[index].Subject.map { String(cString: $0) }
+        }
+    }
+
     // MARK: Publishing
 
     /// Publishes `payload` on `subject` and waits for the stream to store it. With a

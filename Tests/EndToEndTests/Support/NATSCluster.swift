@@ -131,6 +131,13 @@ final class NATSCluster: @unchecked Sendable {
         return kept
     }
 
+    /// Stops `node` (SIGSTOP): it answers nothing, while the kernel still takes what clients send
+    /// into its sockets.
+    func pause(node: Int) {
+        guard let process = processes[node], process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGSTOP)
+    }
+
     /// Kills `node` as a crash would and waits for it to end.
     func kill(node: Int) throws {
         guard let process = processes[node] else { return }
