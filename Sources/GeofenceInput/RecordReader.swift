@@ -1,4 +1,5 @@
 public import Foundation
+import Dispatch
 public import Geofence
 
 #if canImport(Glibc)
@@ -50,6 +51,8 @@ public struct RecordReader: Sendable {
     public var maxDocumentBytes: Int
     /// How many fixes the newest-first check looks at before deciding.
     static let orderSample = 8
+    /// How many threads decode JSON lines (see ``ParallelLines``); 1 decodes on the reading thread.
+    public var decodingThreads = 1
 
     /// Makes a reader; nothing is opened until ``read(record:error:note:)``.
     public init(
@@ -113,9 +116,34 @@ public struct RecordReader: Sendable {
                 error(failure)
             }
         }
-        func handle(_ line: InputLine) throws {
+        var parallel = decodingThreads > 1 ? ParallelLines(threads: decodingThreads) : nil
+        // Decodes the lines waiting for the threads and takes their results in input order.
+        func flushParallel() throws {
+            guard parallel?.hasLines == true else { return }
+            try parallel?.decode { number, result in
+                tally.lines = number
+                switch result {
+                case .some(let result): try take(result)
+                case .none: break
+                }
+            }
+        }
+        func handle(_ line: RawLine) throws {
+            if parallel != nil {
+                // A JSON line of an input already known to be such lines waits to be decoded with
+                // others on several threads; any other line is read here, after those waiting.
+                if let bytes = line.bytes, line.isASCII, ParallelLines.isJSONObject(bytes),
+                    decoder.readsIndependentJSONLines
+                {
+                    if parallel?.needsDecoder == true { parallel?.decoder = decoder.independentJSONLineDecoder }
+                    parallel?.append(bytes, number: Int(line.number))
+                    if parallel?.isFull == true { try flushParallel() }
+                    return
+                }
+                try flushParallel()
+            }
             tally.lines = Int(line.number)
-            guard !line.isTooLong else {
+            guard let bytes = line.bytes else {
                 return try take(
                     .failure(
                         RecordError(
@@ -124,7 +152,10 @@ public struct RecordReader: Sendable {
                                 "line of \(line.byteCount) bytes is longer than \(maxLineBytes) bytes; skipped",
                             kind: .malformed)))
             }
-            var text = line.text
+            // An ASCII line is read where it lies; any other is made valid UTF-8 first (bad bytes
+            // become U+FFFD), as every line once was.
+            if line.isASCII { return try decoder.decode(bytes: bytes, number: Int(line.number), take) }
+            var text = line.line.text
             try text.withUTF8 { try decoder.decode(bytes: $0, number: Int(line.number), take) }
         }
         func feedDocument(_ bytes: some Collection<UInt8>) throws {
@@ -169,7 +200,7 @@ public struct RecordReader: Sendable {
                     document = []
                 default:
                     kind = .lines
-                    try splitter.append(document) { try handle($0) }
+                    try splitter.appendRaw(document) { try handle($0) }
                     document = []
                 }
                 continue
@@ -183,7 +214,7 @@ public struct RecordReader: Sendable {
             case .json:
                 try feedDocument(bytes)
             case .lines, .undecided:
-                try splitter.append(bytes) { try handle($0) }
+                try splitter.appendRaw(bytes) { try handle($0) }
             }
         }
         switch kind {
@@ -209,9 +240,10 @@ public struct RecordReader: Sendable {
                     try order.finish(emit: record, note: note)
                     return tally
                 }
-                try splitter.append(document) { try handle($0) }
+                try splitter.appendRaw(document) { try handle($0) }
             }
-            if let last = splitter.finish() { try handle(last) }
+            try splitter.finishRaw { try handle($0) }
+            try flushParallel()
             for result in decoder.finish() { try take(result) }
         }
         try order.finish(emit: record, note: note)
@@ -220,6 +252,121 @@ public struct RecordReader: Sendable {
 
     private func unreadable(_ message: String) -> RecordError {
         RecordError(source: source, line: 0, message: message, kind: .unreadable)
+    }
+}
+
+/// JSON lines gathered in blocks and decoded on several threads at once, their results handed
+/// out in input order: decoding is most of the cost of reading, and a line of NDJSON or OwnTracks
+/// is read on its own (see ``StreamDecoder/independentJSONLineDecoder``), so each thread decodes
+/// its block with its own copy of the decoder and the results are what one decoder gives.
+struct ParallelLines {
+    /// Lines per block: enough that handing a block to a thread costs little per line.
+    static let blockLines = 2048
+
+    private struct Block {
+        var bytes: [UInt8] = []
+        /// Each line's end in `bytes` and its number; a line starts where the one before ended.
+        var ends: [(end: Int, number: Int)] = []
+    }
+
+    private let threads: Int
+    private var blocks: [Block]
+    private var current = 0
+    /// The decoder each thread copies, set before the first line is appended.
+    var decoder: LineDecoder?
+    var needsDecoder: Bool { decoder == nil }
+
+    init(threads: Int) {
+        self.threads = threads
+        blocks = Array(repeating: Block(), count: threads)
+        for index in blocks.indices {
+            blocks[index].bytes.reserveCapacity(Self.blockLines * 160)
+            blocks[index].ends.reserveCapacity(Self.blockLines)
+        }
+    }
+
+    /// Whether a trimmed line is a JSON object (its first byte a brace), the lines this decodes.
+    static func isJSONObject(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let (start, end) = LineBytes.trim(bytes)
+        return start < end && bytes[start] == UInt8(ascii: "{")
+    }
+
+    var hasLines: Bool { !blocks[0].ends.isEmpty }
+
+    /// Whether every thread has a full block.
+    var isFull: Bool { current == threads - 1 && blocks[current].ends.count >= Self.blockLines }
+
+    /// Keeps a line (copied) until ``decode(_:)``.
+    mutating func append(_ line: UnsafeBufferPointer<UInt8>, number: Int) {
+        if blocks[current].ends.count >= Self.blockLines { current += 1 }
+        blocks[current].bytes.append(contentsOf: line)
+        blocks[current].ends.append((blocks[current].bytes.count, number))
+    }
+
+    /// Decodes the blocks, one thread each, then hands `take` each line's number and result in
+    /// order (`nil` for a line that holds no record), and empties the blocks.
+    mutating func decode(_ take: (Int, Result<InputRecord, RecordError>?) throws -> Void) rethrows {
+        guard let template = decoder else { return }
+        let used = current + 1
+        let results = Self.decoded(blocks, count: used, template: template)
+        for index in 0..<used {
+            // Read in place: a record is a large value, and each copy of it costs a memcpy.
+            try results[index].withUnsafeBufferPointer { decoded in
+                try blocks[index].ends.withUnsafeBufferPointer { ends in
+                    for line in decoded.indices { try take(ends[line].number, decoded[line]) }
+                }
+            }
+            blocks[index].bytes.removeAll(keepingCapacity: true)
+            blocks[index].ends.removeAll(keepingCapacity: true)
+        }
+        current = 0
+    }
+
+    /// The first `count` blocks decoded, each on a thread with its own copy of `template`; a
+    /// line that holds no record (a comment) gives `nil`.
+    private static func decoded(
+        _ blocks: [Block], count: Int, template: LineDecoder
+    ) -> [[Result<InputRecord, RecordError>?]] {
+        let results = DecodedBlocks(count: count)
+        DispatchQueue.concurrentPerform(iterations: count) { index in
+            var decoder = template
+            let block = blocks[index]
+            var decoded: [Result<InputRecord, RecordError>?] = []
+            decoded.reserveCapacity(block.ends.count)
+            block.bytes.withUnsafeBufferPointer { buffer in
+                var start = 0
+                for (end, number) in block.ends {
+                    switch decoder.decode(bytes: UnsafeBufferPointer(rebasing: buffer[start..<end]), number: number) {
+                    case .success(let record?): decoded.append(.success(record))
+                    case .success(nil): decoded.append(nil)
+                    case .failure(let error): decoded.append(.failure(error))
+                    }
+                    start = end
+                }
+            }
+            results.put(decoded, at: index)
+        }
+        return results.all()
+    }
+}
+
+/// The blocks' results while the threads fill them, one slot per block behind a lock.
+private final class DecodedBlocks: @unchecked Sendable {
+    private let lock = NSLock()
+    private var slots: [[Result<InputRecord, RecordError>?]]
+
+    init(count: Int) { slots = Array(repeating: [], count: count) }
+
+    func put(_ results: [Result<InputRecord, RecordError>?], at index: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        slots[index] = results
+    }
+
+    func all() -> [[Result<InputRecord, RecordError>?]] {
+        lock.lock()
+        defer { lock.unlock() }
+        return slots
     }
 }
 

@@ -11,8 +11,8 @@ enum ReplayCommand: Command {
         "--verbose", "-v", help: "also print each fix the filter drops, with the reason")
     static let threads = Option(
         "--threads", value: "N",
-        help: "devices processed on N threads (default: the processors, at most 8); the output is the "
-            + "same for every N", parse: ValueParser.count)
+        help: "devices processed, and JSON lines decoded, on N threads (default: the processors, at most "
+            + "8); the output is the same for every N", parse: ValueParser.count)
 
     /// Records per batch: large enough that handing a batch to the threads costs little per record,
     /// small enough that output follows input closely.
@@ -56,33 +56,43 @@ enum ReplayCommand: Command {
         }
         let rules = copies[0]
         var pipeline = ShardedPipeline(rules: copies)
+        // Standard input may be live: its output is written as each record is answered. A file's
+        // is written a buffer at a time.
         let printer = ReplayPrinter(
-            table: arguments.flag(SharedOptions.table), timeZone: DisplayZone.resolve(arguments, rules: rules)
-        )
+            table: arguments.flag(SharedOptions.table), timeZone: DisplayZone.resolve(arguments, rules: rules),
+            buffered: inputPath != "-")
+        // Whatever ends the replay, an error reading the input included, what was printed is written.
+        defer { printer.flush() }
         var summary = ReplaySummary()
-        let reader = RecordReader(path: inputPath, format: format, timeZone: inputTimeZone)
+        var reader = RecordReader(path: inputPath, format: format, timeZone: inputTimeZone)
+        // JSON lines are decoded on as many threads as the devices are processed on.
+        reader.decodingThreads = threadCount
         printer.header()
         // Records are processed in batches, the devices of a batch in parallel; the outputs come
         // back in input order.
         func process(_ batch: [InputRecord]) {
             let outputs = pipeline.process(batch, arrivedAt: nil)
-            for (record, output) in zip(batch, outputs) {
-                guard let output else {
+            for index in outputs.indices {
+                guard let output = outputs[index] else {
                     summary.ignored += 1
                     continue
                 }
                 summary.count(output)
-                if let reason = output.dropped, verbose, let fix = record.fix {
+                if let reason = output.dropped, verbose, let fix = batch[index].fix {
                     printer.dropped(fix, reason: reason)
                 }
                 printer.print(output)
             }
         }
+        // What stdout holds is written before anything goes to stderr, so that the two streams
+        // interleave on a terminal as they did unbuffered.
         func report(_ failure: InputError) {
             summary.errors += 1
+            printer.flush()
             FileHandle.standardError.write(Data("geofence: \(failure)\n".utf8))
         }
         func remark(_ note: String) {
+            printer.flush()
             FileHandle.standardError.write(Data("geofence: \(reader.source): \(note)\n".utf8))
         }
         let tally: InputTally
@@ -110,6 +120,7 @@ enum ReplayCommand: Command {
             printer.print(output)
         }
         printer.footer(summary.latencyText)
+        printer.flush()
         // One summary line: what replay decided, then what the input gave (lines, fixes, fixes used).
         FileHandle.standardError.write(
             Data("geofence: \(summary); read \(InputSummary.line(tally, dropped: summary.dropped))\n".utf8))

@@ -9,8 +9,25 @@ struct ReplayPrinter: Sendable {
     let timeZone: TimeZone
     /// Whether to print actions; `run` prints them itself when it carries them out.
     var includeActions = true
+    /// Where lines wait for ``flush()`` when the printer is buffered; `nil` writes each at once
+    /// (a live run, whose reader watches the output as it happens).
+    private var buffer: OutputBuffer?
 
     private var output: FileHandle { .standardOutput }
+
+    /// Makes a printer; a `buffered` one writes only when a buffer fills or at ``flush()``, so
+    /// that replaying many events costs a write for many lines, not one each.
+    init(table: Bool, timeZone: TimeZone, includeActions: Bool = true, buffered: Bool = false) {
+        self.table = table
+        self.timeZone = timeZone
+        self.includeActions = includeActions
+        self.buffer = buffered ? OutputBuffer() : nil
+    }
+
+    /// Writes what a buffered printer holds.
+    func flush() {
+        buffer?.flush(to: output)
+    }
 
     func header() {
         guard table else { return }
@@ -54,7 +71,9 @@ struct ReplayPrinter: Sendable {
     }
 
     private func write(_ text: String) {
-        output.write(Data((text + "\n").utf8))
+        guard let buffer else { return output.write(Data((text + "\n").utf8)) }
+        buffer.append(text)
+        if buffer.count >= OutputBuffer.limit { buffer.flush(to: output) }
     }
 
     private func json<Value: Encodable>(_ type: String, _ value: Value) -> String {
@@ -150,4 +169,25 @@ private struct DroppedLine: Encodable {
     var longitude: Double
     var accuracy: Double?
     var reason: String
+}
+
+/// The bytes a buffered ``ReplayPrinter`` has not written yet; used from one thread at a time (the
+/// command's), which is why it needs no lock.
+final class OutputBuffer: @unchecked Sendable {
+    /// How many bytes wait before they are written.
+    static let limit = 1 << 16
+    private var bytes: [UInt8] = []
+
+    var count: Int { bytes.count }
+
+    func append(_ line: String) {
+        bytes.append(contentsOf: line.utf8)
+        bytes.append(UInt8(ascii: "\n"))
+    }
+
+    func flush(to handle: FileHandle) {
+        guard !bytes.isEmpty else { return }
+        handle.write(Data(bytes))
+        bytes.removeAll(keepingCapacity: true)
+    }
 }

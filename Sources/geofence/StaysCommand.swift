@@ -58,7 +58,9 @@ enum StaysCommand: Command {
             output.write(Data((lines.joined(separator: "\n") + "\n").utf8))
         }
         if tableWanted { output.write(Data((table.header + "\n").utf8)) }
-        let reader = RecordReader(path: path, format: arguments.value(SharedOptions.format) ?? .auto)
+        var reader = RecordReader(path: path, format: arguments.value(SharedOptions.format) ?? .auto)
+        // Decoding is nearly all of the work: JSON lines are decoded on every processor (at most 8).
+        reader.decodingThreads = min(8, max(1, ProcessInfo.processInfo.activeProcessorCount))
         let tally = try reader.read(
             record: { if let fix = $0.fix { emit(detector.ingest(fix)) } },
             error: { FileHandle.standardError.write(Data("geofence: \($0)\n".utf8)) },

@@ -25,6 +25,9 @@ import Testing
         "9223372036854775807", "1844674407370955161e-3", "47.370123456789012", "-8.5412345678901234",
         "0.1000000000000000055511151231257827", "1.00000000000000011102230246251565404e0",
         "4.9406564584124654e-324", "1.7976931348623157e308",
+        // Runs of eight digits read at once, with leading zeros that carry no digit of the value.
+        "12345678.12345678", "0.000000001234567891", "00000000000000000001", "123456789012.5",
+        "0.0000000000000000000000012345", "99999999.99999999", "-0.00000000", "10000000",
     ])
     func readsNumbersExactlyAsTheStandardLibraryDoes(_ text: String) throws {
         let expected = try #require(Double(text))
@@ -63,7 +66,7 @@ import Testing
         #expect(declined < trials / 1000)
     }
 
-    @Test(arguments: ["", "-", ".", "abc", "1e", "1x", "--1"])
+    @Test(arguments: ["", "-", ".", "abc", "1e", "1x", "--1", "12345678x", "1234.5678y9", "123456789:"])
     func refusesWhatIsNotANumber(_ text: String) {
         #expect(number(text) == nil)
     }

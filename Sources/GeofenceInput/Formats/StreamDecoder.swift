@@ -22,7 +22,9 @@ public struct StreamDecoder: Sendable {
 
     private enum State: Sendable {
         case undecided
-        case lines(LineDecoder)
+        /// Lines, read by `lineDecoder` (kept outside the enum, so that it is changed in place
+        /// rather than moved out and back for every line).
+        case lines
         case nmea(NMEAReader)
         case geolife(GeoLifeReader)
         case document(JSONDocumentReader)
@@ -30,6 +32,9 @@ public struct StreamDecoder: Sendable {
     }
 
     private var state = State.undecided
+    /// The line decoder while the state is `.lines` (a placeholder for the input's source until
+    /// then, never used).
+    private var lineDecoder: LineDecoder
 
     /// Makes a decoder for one input.
     public init(
@@ -39,6 +44,7 @@ public struct StreamDecoder: Sendable {
         self.source = source
         self.timeZone = timeZone
         self.deviceId = deviceId
+        self.lineDecoder = LineDecoder(format: format, source: source, timeZone: timeZone, deviceId: deviceId)
     }
 
     /// A decoder for an input that only ever hands over lines (the HTTP receiver's posts, gpsd's
@@ -48,19 +54,37 @@ public struct StreamDecoder: Sendable {
         self.init(
             format: decoder.format, source: decoder.source, timeZone: decoder.timeZone,
             deviceId: decoder.deviceId)
-        state = .lines(decoder)
+        state = .lines
+        lineDecoder = decoder
     }
 
     /// The format decided on, once a line has been read (`nil` before).
     public var decidedFormat: InputFormat? {
         switch state {
         case .undecided: nil
-        case .lines(let decoder): decoder.format
+        case .lines: lineDecoder.format
         case .nmea: .nmea
         case .geolife: .geolife
         case .document(let reader):
             reader.expected == .takeout ? .takeout : reader.expected == .geojson ? .geojson : .json
         case .refused: nil
+        }
+    }
+
+    /// A copy of the line decoder, when the input is lines whose every JSON line is read on its
+    /// own (NDJSON, OwnTracks, or told apart per line): such lines can be decoded on several
+    /// threads, each with its own copy, and give what this decoder would. `nil` for CSV (a header
+    /// changes how later rows read), documents, NMEA and GeoLife, and before the first line.
+    package var independentJSONLineDecoder: LineDecoder? {
+        readsIndependentJSONLines ? lineDecoder : nil
+    }
+
+    /// Whether ``independentJSONLineDecoder`` is there (asked per line: it copies nothing).
+    package var readsIndependentJSONLines: Bool {
+        guard case .lines = state else { return false }
+        switch lineDecoder.format {
+        case .ndjson, .owntracks, .auto: return true
+        default: return false
         }
     }
 
@@ -90,19 +114,21 @@ public struct StreamDecoder: Sendable {
             if start == end, format == .auto { return }
             state = decide(bytes, number: number)
         }
+        if case .lines = state {
+            switch lineDecoder.decode(bytes: bytes, number: number) {
+            case .success(let record?): try emit(.success(record))
+            case .failure(let error): try emit(.failure(error))
+            case .success(nil): break
+            }
+            return
+        }
         // Each case takes its reader out of `state` before using it, so the reader's buffers are
         // not shared with the enum and are changed in place rather than copied for every line.
         switch state {
         case .undecided:
             break
-        case .lines(var decoder):
-            state = .undecided
-            defer { state = .lines(decoder) }
-            switch decoder.decode(bytes: bytes, number: number) {
-            case .success(let record?): try emit(.success(record))
-            case .success(nil): break
-            case .failure(let error): try emit(.failure(error))
-            }
+        case .lines:
+            break
         case .nmea(var reader):
             state = .undecided
             var results: [Result<InputRecord, RecordError>] = []
@@ -197,7 +223,8 @@ public struct StreamDecoder: Sendable {
         default:
             lineFormat = format
         }
-        return .lines(LineDecoder(format: lineFormat, source: source, timeZone: timeZone, deviceId: deviceId))
+        lineDecoder = LineDecoder(format: lineFormat, source: source, timeZone: timeZone, deviceId: deviceId)
+        return .lines
     }
 
     private func document(_ expected: JSONDocumentReader.Expected) -> JSONDocumentReader {

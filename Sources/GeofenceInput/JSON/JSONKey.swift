@@ -18,40 +18,89 @@ enum JSONKey: Int, CaseIterable {
         "topic", "arrival", "departure", "event", "desc", "wtst", "t", "m", "inregions",
     ]
 
-    /// One entry per key: its length and first eight bytes packed into an integer, so that a
-    /// lookup is a scan of plain integers with no reference counting, and a byte comparison only
-    /// for the rest of a longer name.
-    private struct Entry {
+    /// A name as up to 24 bytes in three integers (little-endian, zero past its end) and its
+    /// length: two names are the same exactly when these are.
+    private struct Packed: Equatable {
         var length: Int
-        var prefix: UInt64
-        var bytes: [UInt8]
-        var key: JSONKey
+        var words: (UInt64, UInt64, UInt64)
+
+        static func == (a: Packed, b: Packed) -> Bool {
+            a.length == b.length && a.words.0 == b.words.0 && a.words.1 == b.words.1 && a.words.2 == b.words.2
+        }
+
+        init(length: Int, words: (UInt64, UInt64, UInt64)) {
+            self.length = length
+            self.words = words
+        }
+
+        /// The name in `bytes[start..<end]`, which must be 1 to 24 bytes long.
+        init(_ bytes: UnsafeRawBufferPointer, _ start: Int, _ end: Int) {
+            length = end - start
+            var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
+            withUnsafeMutableBytes(of: &words) { out in
+                out.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+            }
+            self.words = words
+        }
+
+        /// The slot of a name in a table of `1 << bits` slots, for the multiplier `multiplier`.
+        func slot(_ multiplier: UInt64, bits: Int) -> Int {
+            let mixed = words.0 ^ (words.1 &* 31) ^ (words.2 &* 961) ^ UInt64(length)
+            return Int((mixed &* multiplier) >> UInt64(64 - bits))
+        }
     }
 
-    private static let entries: [Entry] = JSONKey.allCases.map { key in
-        let bytes = Array(key.name.utf8)
-        var prefix: UInt64 = 0
-        for (index, byte) in bytes.prefix(8).enumerated() { prefix |= UInt64(byte) << (8 * UInt64(index)) }
-        return Entry(length: bytes.count, prefix: prefix, bytes: bytes, key: key)
+    /// The longest name a lookup can match, in bytes (the table packs at most 24).
+    private static let longest = 24
+
+    /// A perfect hash of the names: `slots` has a place for each name that no other shares, found
+    /// by trying multipliers until none collide, so a lookup is one multiplication and one
+    /// comparison, with nothing to count references of.
+    private struct Table {
+        static let bits = 8
+        var multiplier: UInt64 = 0
+        var slots: [(Packed, Int8)]
+
+        init() {
+            let names = JSONKey.allCases.map { key -> Packed in
+                let bytes = Array(key.name.utf8)
+                return bytes.withUnsafeBytes { Packed($0, 0, bytes.count) }
+            }
+            var candidate: UInt64 = 0x9E37_79B9_7F4A_7C15
+            let empty = (Packed(length: 0, words: (0, 0, 0)), Int8(-1))
+            while true {
+                var slots = [(Packed, Int8)](repeating: empty, count: 1 << Table.bits)
+                var collided = false
+                for (index, name) in names.enumerated() {
+                    let slot = name.slot(candidate, bits: Table.bits)
+                    if slots[slot].1 >= 0 {
+                        collided = true
+                        break
+                    }
+                    slots[slot] = (name, Int8(index))
+                }
+                if !collided {
+                    multiplier = candidate
+                    self.slots = slots
+                    return
+                }
+                // The next odd multiplier (a step of the golden-ratio sequence).
+                candidate = (candidate &+ 0x9E37_79B9_7F4A_7C15) | 1
+            }
+        }
     }
+
+    private static let table = Table()
 
     /// The key spelled by the unescaped bytes `bytes[start..<end]`, if it is one of ours.
     static func lookUp(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> JSONKey? {
         let length = end - start
-        var prefix: UInt64 = 0
-        for index in 0..<min(length, 8) { prefix |= UInt64(bytes[start + index]) << (8 * UInt64(index)) }
-        return entries.withUnsafeBufferPointer { table in
-            for entry in table where entry.length == length && entry.prefix == prefix {
-                if length <= 8 { return entry.key }
-                var same = true
-                for index in 8..<length where entry.bytes[index] != bytes[start + index] {
-                    same = false
-                    break
-                }
-                if same { return entry.key }
-            }
-            return nil
-        }
+        guard length > 0, length <= longest else { return nil }
+        let name = Packed(UnsafeRawBufferPointer(bytes), start, end)
+        let table = JSONKey.table
+        let (packed, index) = table.slots[name.slot(table.multiplier, bits: Table.bits)]
+        guard index >= 0, packed == name else { return nil }
+        return JSONKey(rawValue: Int(index))
     }
 
     /// The key with this name, for keys written with escapes (rare enough to take the slow way).

@@ -29,25 +29,33 @@ enum NumberText {
             i += 1
         }
         var mantissa: UInt64 = 0
-        var significantDigits = 0
         var exponent = 0
-        var sawDigit = false
-        while i < end, let digit = digitValue(bytes[i]) {
-            sawDigit = true
-            if mantissa != 0 || digit != 0 { significantDigits += 1 }
-            mantissa = mantissa &* 10 &+ UInt64(digit)
-            i += 1
-        }
+        let integerStart = i
+        accumulateDigits(bytes, &i, end, into: &mantissa)
+        let integerDigits = i - integerStart
+        var fractionStart = i
+        var fractionDigits = 0
         if i < end, bytes[i] == UInt8(ascii: ".") {
             i += 1
-            while i < end, let digit = digitValue(bytes[i]) {
-                sawDigit = true
-                if mantissa != 0 || digit != 0 { significantDigits += 1 }
-                mantissa = mantissa &* 10 &+ UInt64(digit)
-                exponent -= 1
-                i += 1
+            fractionStart = i
+            accumulateDigits(bytes, &i, end, into: &mantissa)
+            fractionDigits = i - fractionStart
+            exponent = -fractionDigits
+        }
+        let sawDigit = integerDigits + fractionDigits > 0
+        // Leading zeros (of "0.00012", say) carry no digit of the value.
+        var leadingZeros = 0
+        while leadingZeros < integerDigits, bytes[integerStart + leadingZeros] == UInt8(ascii: "0") {
+            leadingZeros += 1
+        }
+        if leadingZeros == integerDigits {
+            var index = fractionStart
+            while index < fractionStart + fractionDigits, bytes[index] == UInt8(ascii: "0") {
+                leadingZeros += 1
+                index += 1
             }
         }
+        let significantDigits = integerDigits + fractionDigits - leadingZeros
         guard sawDigit else { return slowParse(bytes, start, end) }
         if i < end, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
             i += 1
@@ -219,6 +227,47 @@ enum NumberText {
         (0xbc143fa4e250eb31, 0x17d955a000000000),  // 39
         (0xeb194f8e1ae525fd, 0x5dcfab0800000000),  // 40
     ]
+
+    /// Reads the decimal digits at `i` onto `mantissa` (which wraps past 19 digits: the caller
+    /// counts the digits and takes the exact path then), eight at a time where it can.
+    private static func accumulateDigits(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ i: inout Int, _ end: Int, into mantissa: inout UInt64
+    ) {
+        if let base = bytes.baseAddress {
+            while i + 8 <= end {
+                let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                guard let eight = eightDigits(word) else { break }
+                mantissa = mantissa &* 100_000_000 &+ eight
+                i += 8
+            }
+        }
+        while i < end {
+            let digit = bytes[i] &- UInt8(ascii: "0")
+            guard digit < 10 else { return }
+            mantissa = mantissa &* 10 &+ UInt64(digit)
+            i += 1
+        }
+    }
+
+    /// The value of eight ASCII digits loaded little-endian into `word` (the first digit in the
+    /// lowest byte), or `nil` when any byte is not a digit.
+    ///
+    /// Each byte minus '0' must be below 10: no byte may have bits above 0x3F set after taking
+    /// 0x30 away, nor reach 0x0A (adding 6 would carry into the high nibble). The digits are then
+    /// combined in three steps of pairs (tens, hundreds of pairs, ten-thousands of quads).
+    private static func eightDigits(_ word: UInt64) -> UInt64? {
+        let zeros: UInt64 = 0x3030_3030_3030_3030
+        let values = word &- zeros
+        guard (word & 0xF0F0_F0F0_F0F0_F0F0) == zeros,
+            ((word &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0) == zeros
+        else { return nil }
+        // Pairs: byte k holds 10 * d(k) + d(k+1) for even k.
+        let pairs = (values &* 10 &+ (values >> 8)) & 0x00FF_00FF_00FF_00FF
+        // Quads: 100 * pair + next pair.
+        let quads = (pairs &* 100 &+ (pairs >> 16)) & 0x0000_FFFF_0000_FFFF
+        // The whole: 10,000 * quad + next quad.
+        return (quads &* 10_000 &+ (quads >> 32)) & 0xFFFF_FFFF
+    }
 
     private static func digitValue(_ byte: UInt8) -> Int? {
         byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") ? Int(byte &- UInt8(ascii: "0")) : nil

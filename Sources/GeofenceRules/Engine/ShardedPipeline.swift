@@ -55,36 +55,59 @@ public struct ShardedPipeline: Sendable {
     /// the batch's order (`nil` for a record that moves nothing), as one pipeline would.
     public mutating func process(_ records: [InputRecord], arrivedAt: Date?) -> [PipelineOutput?] {
         let count = shards.count
-        if count == 1 { return records.map { shards[0].process($0, arrivedAt: arrivedAt) } }
-        var owner = [Int](repeating: -1, count: records.count)
-        let people = shards[0].rules.people
-        for (index, record) in records.enumerated() {
-            if let device = ShardedPipeline.device(of: record, people: people) {
-                // A person's devices that share their rules go together, to the person's shard.
-                owner[index] = ShardedPipeline.shard(
-                    ofDevice: people.sharingPerson(ofDevice: device) ?? device, count: count)
+        var merged = [PipelineOutput?](repeating: nil, count: records.count)
+        if count == 1 {
+            for index in records.indices { merged[index] = shards[0].process(records[index], arrivedAt: arrivedAt) }
+            return merged
+        }
+        let owners = owners(of: records, count: count)
+        // A batch whose records all go to one shard (one device, or a few that hash alike) is
+        // processed here: handing it to a thread would only add the hand-over.
+        let busy = Set(owners.lazy.filter { $0 >= 0 })
+        if busy.count <= 1 {
+            let shard = busy.first ?? 0
+            for index in records.indices where owners[index] == shard {
+                merged[index] = shards[shard].process(records[index], arrivedAt: arrivedAt)
             }
+            return merged
         }
         // The box becomes the pipelines' only owner, and each thread moves its own out of it, so
-        // that no device dictionary is copied on write.
+        // that no device dictionary is copied on write. Each thread writes its records' outputs
+        // straight into their places in `merged`: the places are disjoint, so no lock is needed.
         let box = ShardBox(pipelines: shards)
         shards = []
-        let owners = owner
-        DispatchQueue.concurrentPerform(iterations: count) { shard in
-            var pipeline = box.take(shard: shard)
-            var outputs: [(Int, PipelineOutput?)] = []
-            for index in owners.indices where owners[index] == shard {
-                outputs.append((index, pipeline.process(records[index], arrivedAt: arrivedAt)))
+        merged.withUnsafeMutableBufferPointer { buffer in
+            let slots = OutputSlots(buffer: buffer)
+            DispatchQueue.concurrentPerform(iterations: count) { shard in
+                var pipeline = box.take(shard: shard)
+                for index in owners.indices where owners[index] == shard {
+                    slots.buffer[index] = pipeline.process(records[index], arrivedAt: arrivedAt)
+                }
+                box.put(shard: shard, pipeline: pipeline)
             }
-            box.put(shard: shard, pipeline: pipeline, outputs: outputs)
         }
-        var merged = [PipelineOutput?](repeating: nil, count: records.count)
-        let (pipelines, outputs) = box.finish()
-        shards = pipelines
-        for shardOutputs in outputs {
-            for (index, output) in shardOutputs { merged[index] = output }
-        }
+        shards = box.finish()
         return merged
+    }
+
+    /// The shard of each record's device (-1 for a record that moves nothing). Consecutive records
+    /// are usually of one device, so the last name's shard is remembered rather than hashed again.
+    private func owners(of records: [InputRecord], count: Int) -> [Int] {
+        var owner = [Int](repeating: -1, count: records.count)
+        let people = shards[0].rules.people
+        var lastName: String?
+        var lastShard = -1
+        for (index, record) in records.enumerated() {
+            guard let device = ShardedPipeline.device(of: record, people: people) else { continue }
+            if device != lastName {
+                // A person's devices that share their rules go together, to the person's shard.
+                lastShard = ShardedPipeline.shard(
+                    ofDevice: people.sharingPerson(ofDevice: device) ?? device, count: count)
+                lastName = device
+            }
+            owner[index] = lastShard
+        }
+        return owner
     }
 
     /// Ends the input for every shard; outputs in device-name order, as one pipeline gives them.
@@ -96,15 +119,13 @@ public struct ShardedPipeline: Sendable {
 }
 
 /// The pipelines while the shards' threads run: each thread takes its own out and puts it back,
-/// with what it produced, behind one lock.
+/// behind one lock.
 private final class ShardBox: @unchecked Sendable {
     private let lock = NSLock()
     private var pipelines: [Pipeline?]
-    private var outputs: [[(Int, PipelineOutput?)]]
 
     init(pipelines: [Pipeline]) {
         self.pipelines = pipelines
-        outputs = Array(repeating: [], count: pipelines.count)
     }
 
     func take(shard: Int) -> Pipeline {
@@ -115,19 +136,25 @@ private final class ShardBox: @unchecked Sendable {
         return pipeline
     }
 
-    func put(shard: Int, pipeline: Pipeline, outputs: [(Int, PipelineOutput?)]) {
+    func put(shard: Int, pipeline: Pipeline) {
         lock.lock()
         defer { lock.unlock() }
         pipelines[shard] = pipeline
-        self.outputs[shard] = outputs
     }
 
-    func finish() -> ([Pipeline], [[(Int, PipelineOutput?)]]) {
+    func finish() -> [Pipeline] {
         lock.lock()
         defer { lock.unlock() }
         let all = pipelines.compactMap { $0 }
         precondition(all.count == pipelines.count, "every shard put its pipeline back")
         pipelines = []
-        return (all, outputs)
+        return all
     }
+}
+
+/// The batch's output array while the shards' threads fill it: each writes only the places of its
+/// own records, which no other thread touches, and `concurrentPerform` returns only when all are
+/// done, so the writes need no lock.
+private struct OutputSlots: @unchecked Sendable {
+    let buffer: UnsafeMutableBufferPointer<PipelineOutput?>
 }
