@@ -254,7 +254,9 @@ extension EndToEnd {
         let publishing = Locked<Result<Void, any Error>?>(nil)
         let lastThird = thirds[2]..<thirds[3]
         let url = cluster.url
-        let publisher = Thread { publishing.withLock { $0 = Result { try fleet.publish(lastThird, to: url) } } }
+        let publisher = Thread {
+            publishing.withLock { $0 = Result { try fleet.publish(lastThird, to: url) } }
+        }
         publisher.start()
         try waitUntil(
             "the engines to publish output of the last third (from \(outputBeforeLastThird))\n"
@@ -361,7 +363,9 @@ extension EndToEnd {
         // A hang guard: each try publishes once more and waits; it passes once every publish so
         // far has been answered or given up.
         var tries = 0
-        try waitUntil("a wait for publishes to succeed after the server's restart", seconds: 180, every: 0.5) {
+        try waitUntil(
+            "a wait for publishes to succeed after the server's restart", seconds: 180, every: 0.5
+        ) {
             tries += 1
             do {
                 try jetStream.publishAsync(
