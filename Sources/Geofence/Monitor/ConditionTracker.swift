@@ -152,6 +152,9 @@ struct ConditionTracker: Codable, Sendable {
         self.state = state
     }
 
+    /// Whether a run is pending that silence would confirm at a deadline.
+    var hasSilentDeadline: Bool { pendingBox?.value.silentDeadline != nil }
+
     var record: MonitorRecord {
         MonitorRecord(
             identifier: identifier, condition: condition, hysteresis: hysteresis, state: state,
