@@ -29,8 +29,9 @@ struct ConditionTracker: Codable, Sendable {
         /// What a run keeps while its tracker's silence promises the new side; shared by copies
         /// of the run until one of them changes it.
         private final class Silence: @unchecked Sendable {
-            var deadline: Date?
-            var latestFix: Fix?
+            // Unchecked for the reason `Box.value` is: changed only while one run holds it.
+            @exclusivity(unchecked) var deadline: Date?
+            @exclusivity(unchecked) var latestFix: Fix?
             init(deadline: Date?, latestFix: Fix?) {
                 self.deadline = deadline
                 self.latestFix = latestFix
@@ -56,6 +57,10 @@ struct ConditionTracker: Codable, Sendable {
             get { silence?.latestFix }
             set { setSilence(deadline: silentDeadline, latestFix: newValue) }
         }
+
+        /// Whether the run holds a deadline or a fix of a silent tracker (asked without copying the
+        /// fix out).
+        var isSilent: Bool { silence != nil }
 
         /// Changes the out-of-line part in place when this run alone holds it (a fix of a silent
         /// run sets it, and a new box for each would be an allocation a fix).
@@ -167,7 +172,9 @@ struct ConditionTracker: Codable, Sendable {
     /// Copies of an engine share boxes; a box is changed in place only while one tracker holds it
     /// (``uniquePendingBox()`` copies it otherwise), which is what makes the `var` safe to send.
     final class Box<Value: Sendable>: @unchecked Sendable {
-        var value: Value
+        /// Unchecked: a box is changed only while one tracker holds it (see above), so two
+        /// accesses never overlap, and the dynamic check cost every condition of every fix.
+        @exclusivity(unchecked) var value: Value
         init(_ value: Value) { self.value = value }
     }
 
@@ -368,7 +375,7 @@ struct ConditionTracker: Codable, Sendable {
                     deadline: run.value.silentDeadline
                         ?? t.addingTimeInterval(max(h.confirmationSeconds, h.silenceConfirmationSeconds)),
                     latestFix: fix)
-            } else if run.value.silentDeadline != nil || run.value.latestFix != nil {
+            } else if run.value.isSilent {
                 run.value.setSilence(deadline: nil, latestFix: nil)
             }
             if h.confirms(run.value, at: t) || (fix.trigger == .stay && evidence == run.value.side) {

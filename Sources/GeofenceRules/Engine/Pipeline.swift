@@ -26,7 +26,9 @@ public struct DeviceEngine: Sendable, Codable {
     /// A visit detector kept out of line (it is several hundred bytes), shared by copies of the
     /// engine until one of them changes it.
     private final class DetectorBox: @unchecked Sendable {
-        var detector: VisitDetector
+        /// Unchecked: changed only while one engine holds the box (`updateDetector`), so accesses
+        /// never overlap, and the dynamic check would cost every fix.
+        @exclusivity(unchecked) var detector: VisitDetector
         init(_ detector: VisitDetector) { self.detector = detector }
     }
 
