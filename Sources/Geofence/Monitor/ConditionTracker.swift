@@ -184,7 +184,7 @@ struct ConditionTracker: Codable, Sendable {
         let date: Date
         let confirmedAt: Date
         let evidence: Event.Evidence?
-        let signedDistanceMeters: Double?
+        private let distance: CompactOptional
         let state: ConditionState
         let previousState: ConditionState?
         let kind: Event.Kind
@@ -193,7 +193,7 @@ struct ConditionTracker: Codable, Sendable {
             date = event.date
             confirmedAt = event.confirmedAt
             evidence = event.evidence
-            signedDistanceMeters = event.signedDistanceMeters
+            distance = CompactOptional(event.signedDistanceMeters)
             state = event.state
             previousState = event.previousState
             kind = event.kind
@@ -202,18 +202,15 @@ struct ConditionTracker: Codable, Sendable {
         func event(identifier: String) -> Event {
             Event(
                 identifier: identifier, state: state, kind: kind, date: date, confirmedAt: confirmedAt,
-                signedDistanceMeters: signedDistanceMeters, evidence: evidence, previousState: previousState)
+                signedDistanceMeters: distance.double, evidence: evidence, previousState: previousState)
         }
     }
 
-    // The stored properties are declared largest first and the one-byte ones together: Swift lays
-    // a struct out in declaration order, and twenty of these are most of a device's state.
+    // Swift lays a struct out in declaration order, and twenty of these are most of a device's
+    // state: the one-byte fields follow the last event (which ends off an eight-byte boundary),
+    // and the optional dates are kept in eight bytes each (``CompactOptional``).
     private let definition: Definition
     private var storedEvent: StoredEvent?
-    private var pendingBox: Box<Pending>?
-    /// The time of the last fix this condition observed, to know whether the engine's previous
-    /// fix is also this condition's previous fix.
-    private var lastSeen: Date?
     /// `false` for a condition added past the limit: it is kept, never evaluated. Stored beside
     /// the definition because the engine asks it of every condition for every fix.
     let evaluated: Bool
@@ -223,11 +220,32 @@ struct ConditionTracker: Codable, Sendable {
     private var dwellReported = false
     /// An ongoing visit inside this condition keeps it satisfied until the visit ends.
     private var heldByVisit = false
+    private var pendingBox: Box<Pending>?
+    private var lastSeenStorage = CompactOptional(nil as Date?)
+    private var lastSideChangeDate = CompactOptional(nil as Date?)
+    private var lastSideChangeAfter = Date(timeIntervalSinceReferenceDate: 0)
+    private var dwellStartStorage = CompactOptional(nil as Date?)
+
+    /// The time of the last fix this condition observed, to know whether the engine's previous
+    /// fix is also this condition's previous fix.
+    private var lastSeen: Date? {
+        get { lastSeenStorage.date }
+        set { lastSeenStorage = CompactOptional(newValue) }
+    }
     /// When the fixes' positions last changed side: interpolated between the fixes either side, or
     /// the first fix after a gap. This dates a crossing.
-    private var lastSideChange: CrossingEstimate?
+    private var lastSideChange: CrossingEstimate? {
+        get { lastSideChangeDate.date.map { CrossingEstimate(date: $0, after: lastSideChangeAfter) } }
+        set {
+            lastSideChangeDate = CompactOptional(newValue?.date)
+            lastSideChangeAfter = newValue?.after ?? Date(timeIntervalSinceReferenceDate: 0)
+        }
+    }
     /// When the current stay began, for dwell; `nil` until known.
-    private var dwellStart: Date?
+    private var dwellStart: Date? {
+        get { dwellStartStorage.date }
+        set { dwellStartStorage = CompactOptional(newValue) }
+    }
 
     var identifier: String { definition.identifier }
     var condition: Condition { definition.condition }
