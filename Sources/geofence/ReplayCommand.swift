@@ -78,15 +78,14 @@ enum ReplayCommand: Command {
             var start = batch.startIndex
             while start < batch.endIndex {
                 let end = min(start + ReplayCommand.outputChunk, batch.endIndex)
-                let chunk = start == batch.startIndex && end == batch.endIndex ? batch : Array(batch[start..<end])
-                let outputs = pipeline.process(chunk, arrivedAt: nil)
+                let outputs = pipeline.process(batch, in: start..<end, arrivedAt: nil)
                 for index in outputs.indices {
                     guard let output = outputs[index] else {
                         summary.ignored += 1
                         continue
                     }
                     summary.count(output)
-                    if let reason = output.dropped, verbose, let fix = chunk[index].fix {
+                    if let reason = output.dropped, verbose, let fix = batch[start + index].fix {
                         printer.dropped(fix, reason: reason)
                     }
                     printer.print(output)
