@@ -140,10 +140,11 @@ extension EndToEnd {
 
 extension EndToEnd {
     /// Three engines on a three-node cluster share six partitions of a fleet's day. One engine is
-    /// killed (SIGKILL) midway, then one NATS node (only with `GEOFENCE_NATS_KILL_NODE=1`, see
-    /// below); the run goes on, and the output stream holds,
+    /// killed (SIGKILL) midway, then one NATS node (SIGKILL, while the engines work through the
+    /// last third of the day); the run goes on, and the output stream holds,
     /// for every device, exactly the events and actions `replay` gives, each id once (repeats after
-    /// the fail-over dropped by JetStream's duplicate window).
+    /// the fail-over dropped by JetStream's duplicate window). A failure keeps the servers' logs
+    /// and the engines' standard error in a folder named in the failure.
     ///
     /// `GEOFENCE_NATS_DEVICES` sets the fleet's size (default 1,000 phones, a fix every 10 minutes
     /// from 07:00 to 14:00, 43 fixes each: a shorter day than the 15-hour one, with the same
@@ -168,6 +169,20 @@ extension EndToEnd {
         try #require(expected.count > devices * 4)
 
         let cluster = try NATSCluster(nodes: 3, partitions: partitions, in: scratch)
+        do {
+            try engineAndNodeKill(
+                cluster: cluster, fleet: fleet, replayed: replayed, expected: expected, devices: devices,
+                partitions: partitions, scratch: scratch)
+        } catch {
+            throw HarnessError("\(error)\nlogs kept in \(NATSCluster.keepLogs(of: scratch, label: "failed"))")
+        }
+    }
+
+    /// The body of ``enginesSurviveAKilledEngineAndAKilledServer()``, from the cluster's start.
+    private func engineAndNodeKill(
+        cluster: NATSCluster, fleet: NATSFleet, replayed: [[String: Any]], expected: [[String: Any]],
+        devices: Int, partitions: Int, scratch: TemporaryDirectory
+    ) throws {
         try cluster.waitForJetStream()
         let names = ["e1", "e2", "e3"]
         var engines: [GeofenceProcess] = []
@@ -226,15 +241,51 @@ extension EndToEnd {
             return taken
         }
 
-        // Lose a server: the streams and the bucket keep a quorum of two. Opt-in
-        // (`GEOFENCE_NATS_KILL_NODE=1`) until understood: in the full run of the merged session-3
-        // tree, after node 2's loss the two remaining nodes answered no JetStream request for ten
-        // minutes (publish acks and KV listings timed out on both engines), while the same test had
-        // passed four full runs on its branch. The engine's fail-over above always runs.
-        if environment["GEOFENCE_NATS_KILL_NODE"] == "1" {
-            try cluster.kill(node: 2)
+        // Lose a server while the engines work through the last third: the streams and the bucket
+        // keep a quorum of two. Publishes in flight to it lose their answers, and consumers placed
+        // on it are gone; the engines must notice both (docs/scale-out.md, "Elections"). The last
+        // third is published from a thread of its own, and the node killed once the output stream
+        // has grown by a few hundred messages since it began: the engines are then mid-batch.
+        var outputBeforeLastThird: UInt64 = 0
+        try waitUntil("the output stream's count before the last third", seconds: 300, every: 0.5) {
+            outputBeforeLastThird = (try? NATSOutput.count(url: cluster.url)) ?? 0
+            return outputBeforeLastThird > 0
         }
-        try fleet.publish(thirds[2]..<thirds[3], to: cluster.url)
+        let publishing = Locked<Result<Void, any Error>?>(nil)
+        let lastThird = thirds[2]..<thirds[3]
+        let url = cluster.url
+        let publisher = Thread {
+            publishing.withLock { $0 = Result { try fleet.publish(lastThird, to: url) } }
+        }
+        publisher.start()
+        try waitUntil(
+            "the engines to publish output of the last third (from \(outputBeforeLastThird))\n"
+                + engines[1...].map(\.stderr).joined(separator: "\n---\n"), seconds: 300, every: 0.1
+        ) {
+            ((try? NATSOutput.count(url: cluster.url)) ?? 0) >= outputBeforeLastThird + 300
+        }
+        try cluster.kill(node: 2)
+        let nodeKilledAt = Date()
+        // The output as the two nodes left see it (0 means the count timed out during the election).
+        var outputAtNodeKill: UInt64 = 0
+        try waitUntil("the output stream's count after node 2's loss", seconds: 300, every: 0.5) {
+            outputAtNodeKill = (try? NATSOutput.count(url: cluster.url)) ?? 0
+            return outputAtNodeKill > 0
+        }
+        var outputResumedAt: Date?
+        try waitUntil(
+            "the output stream to grow after node 2's loss (from \(outputAtNodeKill))\n"
+                + engines[1...].map(\.stderr).joined(separator: "\n---\n"), seconds: 600, every: 0.5
+        ) {
+            let grew = ((try? NATSOutput.count(url: cluster.url)) ?? 0) > outputAtNodeKill
+            if grew { outputResumedAt = Date() }
+            return grew
+        }
+        // The publisher retries through the election by itself (a hang guard of its own).
+        try waitUntil("the last third to be published", seconds: 900, every: 0.5) {
+            publishing.withLock { $0 != nil }
+        }
+        try publishing.withLock { $0 }?.get()
         try NATSRun.waitForOutput(
             expected.count, url: cluster.url, engines: Array(engines[1...]), seconds: 600)
         let finished = Date()
@@ -274,11 +325,60 @@ extension EndToEnd {
             \(partitions) partitions, 3 engines, 3 nodes
               e1 owned \(e1Partitions.sorted()); taken over \(String(format: "%.1f", (takenAt ?? killedAt).timeIntervalSince(killedAt))) s after the kill (polled)
               \(firstEvents.joined(separator: "\n  "))
+              node 2 killed: the output stream grew again \(String(format: "%.1f", (outputResumedAt ?? nodeKilledAt).timeIntervalSince(nodeKilledAt))) s after (polled; \(outputAtNodeKill) messages then)
               e2 and e3: leases lost, released or not renewed (whole run): \(moves.count)
               \(moves.prefix(10).joined(separator: "\n  "))
               events committed by more than one engine (published again, dropped by JetStream): \(stored.count - Set(stored).count)
               whole run \(String(format: "%.1f", finished.timeIntervalSince(started))) s
             """)
+    }
+}
+
+extension EndToEnd {
+    /// An asynchronous publish whose answer is lost with its server (taken into the server's
+    /// socket, then the server killed before reading it) is given up after
+    /// ``JetStream/publishAnswerSeconds`` and counted as a failure, and the connection's later waits
+    /// for publishes succeed once the server is back. Without the limit on each publish the
+    /// library kept the lost one unanswered for ever and every later wait timed out: an engine
+    /// then never again saw its output stored (the stall after a node's loss in the cluster test).
+    @Test func aPublishWhoseAnswerIsLostWithItsServerDoesNotStallLaterWaits() throws {
+        let scratch = try TemporaryDirectory("nats-lost-answer")
+        let cluster = try NATSCluster(nodes: 1, partitions: 2, in: scratch)
+        let jetStream = try JetStream(
+            servers: try NATSSettings.servers(fromURL: cluster.url), name: "lost answer test")
+        defer { jetStream.close() }
+        try jetStream.ensureStream(.init(name: "LOST", subjects: ["lost.>"], replicas: 1))
+        try jetStream.publishAsync(subject: "lost.first", payload: Array("1".utf8), messageID: "first")
+        try jetStream.waitForPublishes(timeoutSeconds: 60)
+        let before = jetStream.publishTally
+        #expect(before.stored == 1 && before.failures == 0)
+
+        cluster.pause(node: 0)
+        try jetStream.publishAsync(subject: "lost.second", payload: Array("2".utf8), messageID: "second")
+        // Time for the library's flusher to write it into the stopped server's socket.
+        Thread.sleep(forTimeInterval: 1)
+        try cluster.kill(node: 0)
+        try cluster.start(0)
+
+        // A hang guard: each try publishes once more and waits; it passes once every publish so
+        // far has been answered or given up.
+        var tries = 0
+        try waitUntil(
+            "a wait for publishes to succeed after the server's restart", seconds: 180, every: 0.5
+        ) {
+            tries += 1
+            do {
+                try jetStream.publishAsync(
+                    subject: "lost.third", payload: Array("3".utf8), messageID: "third")
+                try jetStream.waitForPublishes(timeoutSeconds: JetStream.publishAnswerSeconds + 5)
+                return true
+            } catch {
+                return false
+            }
+        }
+        let after = jetStream.publishTally
+        #expect(after.failures >= before.failures + 1, "the lost publish was not given up: \(after)")
+        #expect(after.stored >= before.stored + 1, "\(after) after \(tries) tries")
     }
 }
 

@@ -36,6 +36,23 @@ import Testing
         #expect(events[0].date > Map.date(0) && events[0].date <= Map.date(600))
     }
 
+    /// The engine skips the clock's step while no condition waits on silence; a saved engine
+    /// restored with such a wait still confirms it at its deadline, by a tick or by the next fix.
+    @Test func aRestoredEngineStillConfirmsWhatSilenceWasConfirming() throws {
+        var e = engine()
+        #expect(e.ingest([Self.fix(0, 2000), Self.fix(600, 0, silentWithin: 100)]).isEmpty)
+        let saved = try JSONEncoder().encode(e)
+        var ticked = try JSONDecoder().decode(MonitorEngine.self, from: saved)
+        let events = ticked.advance(to: Map.date(3600))
+        try #require(events.count == 1)
+        #expect(events[0].state == .satisfied && events[0].confirmedAt == Map.date(1200))
+        var fed = try JSONDecoder().decode(MonitorEngine.self, from: saved)
+        let byFix = fed.ingest(Self.fix(3600, 0))
+        #expect(byFix.first?.confirmedAt == Map.date(1200))
+        // Once confirmed, nothing is left for the clock.
+        #expect(ticked.advance(to: Map.date(7200)).isEmpty)
+    }
+
     @Test func theClockGivesTheSameEventsAsTheNextFix() throws {
         var ticked = engine()
         var replayed = engine()

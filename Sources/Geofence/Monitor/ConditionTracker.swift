@@ -269,6 +269,9 @@ struct ConditionTracker: Codable, Sendable {
         self.state = state
     }
 
+    /// Whether a run is pending that silence would confirm at a deadline.
+    var hasSilentDeadline: Bool { pendingBox?.value.silentDeadline != nil }
+
     var record: MonitorRecord {
         MonitorRecord(
             identifier: identifier, condition: condition, hysteresis: hysteresis, state: state,
@@ -291,6 +294,12 @@ struct ConditionTracker: Codable, Sendable {
     mutating func observe(
         _ fix: Fix, at point: EarthPoint, previous: MonitorEngine.PreviousFix?, into sink: inout EventSink
     ) {
+        if observeFarOutside(
+            at: fix.timestamp, accuracy: fix.horizontalAccuracy, point: point, previous: previous,
+            mayClaim: fix.regions != nil)
+        {
+            return
+        }
         let definition = self.definition
         let t = fix.timestamp
         let accuracy = fix.horizontalAccuracy ?? definition.assumedAccuracyMeters
@@ -302,16 +311,6 @@ struct ConditionTracker: Codable, Sendable {
 
         // The tracker says the device is in its region of this name (OwnTracks `inregions`).
         let claimed = fix.regions?.contains(definition.identifier) ?? false
-        // Far outside, with nothing pending: the full path below would only note the side, so a
-        // bound that already proves outside evidence lets the exact distance be skipped, exactly.
-        // (The test is Hysteresis.evidence(...) == .outside, written out on the plain fields.)
-        if state == .unsatisfied, pendingBox == nil, lastSide == .outside, !claimed {
-            let bound = definition.bound.lowerBound(point)
-            if bound > 0, bound - definition.accuracyWeight * accuracy >= definition.exitMarginMeters {
-                if !continuous { lastSideChange = CrossingEstimate(date: t, after: t) }
-                return
-            }
-        }
         let h = definition.hysteresis
 
         // The exact distance is taken only where something needs the number: the side and the
@@ -422,6 +421,32 @@ struct ConditionTracker: Codable, Sendable {
             pendingBox = Box(shared.value)
         }
         return pendingBox
+    }
+
+    /// Settles a fix far outside a condition already outside with nothing pending, from plain
+    /// numbers, and returns `true`; returns `false`, changing nothing, when
+    /// ``observe(_:at:previous:into:)`` must weigh it. The full path would only note the side, so
+    /// a bound that already proves outside evidence lets the exact distance be skipped, exactly
+    /// (the test is `Hysteresis.evidence(...) == .outside`, written out on the plain fields). The
+    /// engine tries this first for every condition: it takes no `Fix`, which the full path copies
+    /// on entry, and most of a fix's conditions are far away. `mayClaim` is whether the fix names
+    /// regions (OwnTracks `inregions`), which only the full path judges.
+    @inline(__always)
+    mutating func observeFarOutside(
+        at t: Date, accuracy: Double?, point: EarthPoint, previous: MonitorEngine.PreviousFix?, mayClaim: Bool
+    ) -> Bool {
+        guard state == .unsatisfied, pendingBox == nil, lastSide == .outside, !mayClaim else { return false }
+        let definition = self.definition
+        let bound = definition.bound.lowerBound(point)
+        let spread = definition.accuracyWeight * (accuracy ?? definition.assumedAccuracyMeters)
+        guard bound > 0, bound - spread >= definition.exitMarginMeters else { return false }
+        let continuous =
+            previous.map {
+                $0.timestamp == lastSeen && t.timeIntervalSince($0.timestamp) <= definition.maxGapSeconds
+            } ?? false
+        lastSeen = t
+        if !continuous { lastSideChange = CrossingEstimate(date: t, after: t) }
+        return true
     }
 
     /// Whether the tracker's promise (another fix before the device moves farther than `reach`,

@@ -32,6 +32,8 @@ struct EventSink {
 
     /// Appends the events to `output` in order.
     func appendInOrder(to output: inout [Event]) {
+        // Most fixes cause no event: nothing to append, not even an empty collection's.
+        guard !events.isEmpty else { return }
         guard events.count > 1 else {
             output.append(contentsOf: events)
             return

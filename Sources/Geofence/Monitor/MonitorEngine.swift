@@ -77,6 +77,15 @@ public struct MonitorEngine: Codable, Sendable {
     private var previous: PreviousFix?
     /// The latest time of any fix or visit seen.
     public private(set) var now: Date?
+    /// Whether a condition may hold a run that silence confirms on the clock: only a fix whose
+    /// tracker promises what its silence means sets such a deadline, so for every other tracker
+    /// the clock's step before each fix is skipped. Worked out again after each fix and tick;
+    /// `true` for a new or restored engine until then. Not saved: it follows from the trackers.
+    private var clockMayHaveWork = true
+
+    private enum CodingKeys: String, CodingKey {
+        case name, filter, trackers, previous, now
+    }
 
     /// Makes an engine with no conditions, whose filter uses `filter`.
     public init(name: String, filter: FixFilter.Configuration = .init()) {
@@ -178,16 +187,30 @@ public struct MonitorEngine: Codable, Sendable {
         if let reason = filter.evaluate(fix, arrivedAt: arrivedAt) { return reason }
         // What the clock confirmed before this fix came is confirmed first, at its own deadline,
         // exactly as a live tick would have: replay and live give the same events.
-        var clock = EventSink()
-        for index in trackers.indices where trackers[index].evaluated {
-            trackers[index].advance(to: fix.timestamp, into: &clock)
+        if clockMayHaveWork {
+            var clock = EventSink()
+            for index in trackers.indices where trackers[index].evaluated {
+                trackers[index].advance(to: fix.timestamp, into: &clock)
+            }
+            clock.appendInOrder(to: &events)
         }
-        clock.appendInOrder(to: &events)
         var sink = EventSink()
         let point = EarthPoint(fix.coordinate)
+        let t = fix.timestamp
+        let accuracy = fix.horizontalAccuracy
+        let mayClaim = fix.regions != nil
+        // A condition settled far outside has nothing pending, so no deadline either.
+        var deadlines = false
         for index in trackers.indices where trackers[index].evaluated {
+            if trackers[index].observeFarOutside(
+                at: t, accuracy: accuracy, point: point, previous: previous, mayClaim: mayClaim)
+            {
+                continue
+            }
             trackers[index].observe(fix, at: point, previous: previous, into: &sink)
+            if trackers[index].hasSilentDeadline { deadlines = true }
         }
+        clockMayHaveWork = deadlines
         previous = PreviousFix(timestamp: fix.timestamp, coordinate: fix.coordinate)
         if let now, now >= fix.timestamp {} else { now = fix.timestamp }
         sink.appendInOrder(to: &events)
@@ -207,10 +230,12 @@ public struct MonitorEngine: Codable, Sendable {
     /// fix, so the events are the same whenever, and whether, the clock was advanced.
     @discardableResult
     public mutating func advance(to date: Date) -> [Event] {
+        guard clockMayHaveWork else { return [] }
         var sink = EventSink()
         for index in trackers.indices where trackers[index].evaluated {
             trackers[index].advance(to: date, into: &sink)
         }
+        clockMayHaveWork = trackers.contains { $0.evaluated && $0.hasSilentDeadline }
         var events: [Event] = []
         sink.appendInOrder(to: &events)
         return events

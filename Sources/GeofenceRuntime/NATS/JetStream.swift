@@ -165,6 +165,31 @@ final class JetStream: @unchecked Sendable {
         return (info.pointee.State.LastSeq, info.pointee.State.Msgs)
     }
 
+    /// The subjects of `stream` matching `filter` (NATS wildcards) that hold a message.
+    ///
+    /// One stream-info request, answered by the stream's leader: unlike a watcher it creates no
+    /// consumer, so it works while a node is lost (nats-server 2.9 places a new ephemeral
+    /// consumer on a random replica of the stream, the lost node included, and then never
+    /// answers its creation).
+    func subjects(in stream: String, matching filter: String) throws(NATSError) -> [String] {
+        var options = jsOptions()
+        jsOptions_Init(&options)
+        var info: UnsafeMutablePointer<jsStreamInfo>?
+        var code = jsErrCode(rawValue: 0)
+        let status = filter.withCString { subjectsFilter in
+            options.Stream.Info.SubjectsFilter = subjectsFilter
+            return js_GetStreamInfo(&info, context, stream, &options, &code)
+        }
+        try check(status, "listing \(filter) in the stream \(stream)", code: code)
+        defer { jsStreamInfo_Destroy(info) }
+        guard let list = info?.pointee.State.Subjects?.pointee, list.Count > 0, let items = list.List else {
+            return []
+        }
+        return (0..<Int(list.Count)).compactMap { index in
+            items[index].Subject.map { String(cString: $0) }
+        }
+    }
+
     // MARK: Publishing
 
     /// Publishes `payload` on `subject` and waits for the stream to store it. With a
@@ -192,13 +217,24 @@ final class JetStream: @unchecked Sendable {
         return ack?.pointee.Duplicate ?? false
     }
 
+    /// How long one asynchronous publish waits for the stream's answer before it counts as a
+    /// failure (``PublishTally/failures``, text "Timeout").
+    ///
+    /// Without such a limit the library keeps a publish whose answer never comes (it was in
+    /// flight to a node that died, or to a stream leader on it) among the unanswered ones for
+    /// ever, and every later ``waitForPublishes(timeoutSeconds:)`` of this connection times out
+    /// waiting for it: the engine could then never again see its output stored.
+    static let publishAnswerSeconds = 10.0
+
     /// Publishes without waiting for the stream's answer (at most 4096 unanswered at once);
     /// ``waitForPublishes(timeoutSeconds:)`` waits for every answer, and ``publishTally`` counts
-    /// how they went.
+    /// how they went. An answer that does not come within ``publishAnswerSeconds`` counts as a
+    /// failure.
     func publishAsync(subject: String, payload: [UInt8], messageID: String? = nil) throws(NATSError) {
         var message: OpaquePointer? = try makeMessage(subject: subject, payload: payload)
         var options = jsPubOptions()
         jsPubOptions_Init(&options)
+        options.MaxWait = Int64(Self.publishAnswerSeconds * 1000)
         let status: natsStatus =
             if let messageID {
                 messageID.withCString { id in
@@ -213,12 +249,31 @@ final class JetStream: @unchecked Sendable {
         try check(status, "publishing to \(subject)")
     }
 
-    /// Waits until every asynchronous publish has been answered; throws on a timeout.
+    /// Waits until every asynchronous publish has been answered (stored, refused, or given up
+    /// after ``publishAnswerSeconds``); throws on a timeout.
+    ///
+    /// A timeout here should not happen, since every publish is answered or given up within
+    /// ``publishAnswerSeconds``; should the library's timer be late (a stalled machine), the
+    /// publishes still unanswered are taken back from the library and counted as failures, so
+    /// that the next wait starts clean. Callers publish their whole group again after any
+    /// failure (the message ids make repeats harmless).
     func waitForPublishes(timeoutSeconds: Double) throws(NATSError) {
         var options = jsPubOptions()
         jsPubOptions_Init(&options)
         options.MaxWait = Int64(timeoutSeconds * 1000)
-        try check(js_PublishAsyncComplete(context, &options), "waiting for published messages to be stored")
+        let status = js_PublishAsyncComplete(context, &options)
+        guard status != NATS_OK else { return }
+        let error = NATSError("waiting for published messages to be stored", status: status)
+        var pending = natsMsgList()
+        if js_PublishAsyncGetPendingList(&pending, context) == NATS_OK {
+            let count = Int(pending.Count)
+            natsMsgList_Destroy(&pending)
+            answers.tally.withLock { tally in
+                tally.failures += count
+                tally.lastFailure = "\(count) publishes unanswered after \(Int(timeoutSeconds)) s"
+            }
+        }
+        throw error
     }
 
     private func makeMessage(subject: String, payload: [UInt8]) throws(NATSError) -> OpaquePointer {

@@ -35,8 +35,13 @@ public struct NATSError: Error, CustomStringConvertible, Sendable {
         transient =
             [NATS_TIMEOUT, NATS_NO_RESPONDERS, NATS_CONNECTION_DISCONNECTED, NATS_NOT_YET_CONNECTED].contains(
                 status)
-            || [JSClusterNotAvailErr, JSClusterNotLeaderErr, JSStreamOfflineErr, JSConsumerOfflineErr]
-                .contains(code)
+            || [
+                JSClusterNotAvailErr, JSClusterNotLeaderErr, JSStreamOfflineErr, JSConsumerOfflineErr,
+                // A cluster whose metadata leader was elected before every node had reported in
+                // cannot place R3 yet ("no suitable peers for placement"): seen at start on a
+                // loaded machine, gone a moment later.
+                JSClusterNoPeersErr,
+            ].contains(code)
     }
 
     init(_ operation: String, message: String) {
@@ -50,8 +55,9 @@ public struct NATSError: Error, CustomStringConvertible, Sendable {
     public var isTimeout: Bool { status == String(cString: natsStatus_GetText(NATS_TIMEOUT)) }
 
     /// Whether trying again later can succeed: a timeout, no responder yet, the connection away,
-    /// or JetStream saying it is temporarily unavailable or has no leader. A cluster answers so
-    /// for the seconds it takes to elect leaders after losing a node.
+    /// or JetStream saying it is temporarily unavailable, has no leader or no peers to place
+    /// replicas on yet. A cluster answers so for the seconds it takes to elect leaders after
+    /// losing a node, or while it forms.
     public var isTransient: Bool { transient }
 }
 

@@ -378,7 +378,7 @@ public final class NATSRunner: @unchecked Sendable {
                     try jetStream.publishAsync(
                         subject: publication.subject, payload: publication.payload, messageID: publication.id)
                 }
-                try jetStream.waitForPublishes(timeoutSeconds: 10)
+                try jetStream.waitForPublishes(timeoutSeconds: JetStream.publishAnswerSeconds + 5)
             } catch {
                 log.warning("partition \(work.partition): cannot publish its output: \(error); retrying")
                 return false
@@ -458,7 +458,7 @@ public final class NATSRunner: @unchecked Sendable {
                         PartitionSnapshot.deviceKey(partition: partition, device: device)),
                     payload: try PartitionSnapshot.encode(record))
             }
-            try jetStream.waitForPublishes(timeoutSeconds: 10)
+            try jetStream.waitForPublishes(timeoutSeconds: JetStream.publishAnswerSeconds + 5)
             let after = jetStream.publishTally
             guard after.failures == before.failures else {
                 throw NATSError("writing device records", message: after.lastFailure)
@@ -488,7 +488,8 @@ public final class NATSRunner: @unchecked Sendable {
         for partition in keeper.lost where owned[partition] != nil { drop(partition) }
         do {
             // Each lease is one direct read (no consumer to create, which costs a cluster a Raft
-            // round); members are listed with a watcher only every third tick, a lease time apart.
+            // round); members are listed only every third tick, a lease time apart, and without a
+            // watcher (whose consumer may land on a lost node: KeyValueBucket.lookUp).
             var leases: [Int: LeaseBook.Lease] = [:]
             for partition in 0..<settings.partitions {
                 guard let entry = try bucket.get(PartitionSnapshot.leaseKey(partition: partition)) else {
@@ -500,7 +501,7 @@ public final class NATSRunner: @unchecked Sendable {
             ticks += 1
             if members == nil || ticks % 3 == 0 {
                 var listed: [String: UInt64] = [:]
-                for entry in try bucket.entries(matching: "member.*") {
+                for entry in try bucket.lookUp(matching: "member.*", in: jetStream) {
                     listed[String(decoding: entry.value, as: UTF8.self)] = entry.revision
                 }
                 members = listed
@@ -566,7 +567,11 @@ public final class NATSRunner: @unchecked Sendable {
         let began = Date()
         let markerKey = PartitionSnapshot.markerKey(partition: partition)
         let marker = try bucket.get(markerKey).map { try PartitionSnapshot.marker($0.value, key: markerKey) }
-        let records = try bucket.entries(matching: PartitionSnapshot.deviceFilter(partition: partition)).map {
+        // Read key by key rather than with a watcher, whose consumer may be placed on a lost node
+        // and never answer (KeyValueBucket.lookUp): a takeover is most needed just then.
+        let records = try bucket.lookUp(
+            matching: PartitionSnapshot.deviceFilter(partition: partition), in: jetStream
+        ).map {
             try PartitionSnapshot.deviceRecord($0.value, key: $0.key)
         }
         let restored = PartitionSnapshot.restore(marker: marker, records: records)

@@ -36,7 +36,7 @@ final class PullConsumer: @unchecked Sendable {
             guard let raw = list.Msgs[index] else { continue }
             // The message now belongs to the Swift object; the list must not free it.
             list.Msgs[index] = nil
-            messages.append(JetStreamMessage(raw))
+            messages.append(JetStreamMessage(raw, from: self))
         }
         return messages
     }
@@ -51,6 +51,11 @@ final class PullConsumer: @unchecked Sendable {
 final class JetStreamMessage: @unchecked Sendable {
     /// `natsMsg *`.
     private let message: OpaquePointer
+    /// The subscription it came through, kept alive as long as the message: acknowledging goes
+    /// through the message's (unretained) pointer to its subscription, so a message acknowledged
+    /// after its consumer was dropped (re-created after a lost delivery while its batch's output
+    /// was still being published) would otherwise read freed memory.
+    private let consumer: PullConsumer
     /// The subject it was stored under.
     let subject: String
     /// Its payload.
@@ -64,8 +69,9 @@ final class JetStreamMessage: @unchecked Sendable {
     /// When the stream stored it: the arrival time that stays the same on every replay.
     let storedAt: Date
 
-    init(_ message: OpaquePointer) {
+    init(_ message: OpaquePointer, from consumer: PullConsumer) {
         self.message = message
+        self.consumer = consumer
         subject = String(cString: natsMsg_GetSubject(message))
         let length = Int(natsMsg_GetDataLength(message))
         if length > 0, let data = natsMsg_GetData(message) {

@@ -12,16 +12,44 @@ struct Batch {
     var lifecycle: [LogEntry] = []
     /// The HTTP requests whose lines are in the batch, answered once it is committed.
     var tickets: [CommitTicket] = []
+    /// How many records and engine events the batch holds, kept or not in ``outputs``.
+    private(set) var records = 0
+    /// The device of the last output added: a run of one device's records inserts it once.
+    private var lastDevice: String?
 
-    var isEmpty: Bool { outputs.isEmpty && positions.isEmpty && lifecycle.isEmpty }
+    var isEmpty: Bool {
+        outputs.isEmpty && positions.isEmpty && lifecycle.isEmpty && changedDevices.isEmpty && !engineChanged
+    }
 
     /// Adds what one record or engine event produced; `device` is `nil` for engine events.
+    ///
+    /// An output that carries nothing (most fixes change no state of a place) is kept only as its
+    /// device's first in the batch, so that outputs still hear of every device seen (the waypoints
+    /// go to each new one): a batch of history holds its events, not a copy of every record.
     mutating func add(_ output: PipelineOutput, device: String?, evidence: Date? = nil) {
+        records += 1
+        var firstOfDevice = true
+        if let device {
+            if device == lastDevice {
+                firstOfDevice = false
+            } else {
+                firstOfDevice = changedDevices.insert(device).inserted
+                lastDevice = device
+            }
+        } else {
+            engineChanged = true
+        }
+        // The person's other devices, which hold the same rules (see `Pipeline`).
+        if !output.alsoChanged.isEmpty { changedDevices.formUnion(output.alsoChanged) }
+        if !firstOfDevice, Batch.carriesNothing(output) { return }
         outputs.append(output)
         self.evidence.append(evidence)
-        if let device { changedDevices.insert(device) } else { engineChanged = true }
-        // The person's other devices, which hold the same rules (see `Pipeline`).
-        changedDevices.formUnion(output.alsoChanged)
+    }
+
+    /// Whether an output has nothing for the store or an output to take.
+    private static func carriesNothing(_ output: PipelineOutput) -> Bool {
+        output.placeEvents.isEmpty && output.events.isEmpty && output.visits.isEmpty && output.actions.isEmpty
+            && output.commutes.isEmpty && output.alsoChanged.isEmpty
     }
 
     /// The store step; actions whose evidence is too old for `policy` are in it as skipped.
@@ -29,18 +57,16 @@ struct Batch {
         -> Step
     {
         let encoder = EngineJSON.encoder()
-        let stateEncoder = EngineJSON.stateEncoder()
         var step = Step()
-        for name in changedDevices.sorted() {
-            guard let device = pipeline.state.devices[name] else { continue }
-            step.states.append(
-                DeviceState(device: name, state: try stateEncoder.encode(device), updatedAt: now))
+        let devices = changedDevices.sorted().compactMap { name in
+            pipeline.state.devices[name].map { (name: name, engine: $0) }
         }
+        step.states = try StateEncoding.encode(devices, now: now)
         if engineChanged {
             step.states.append(
                 DeviceState(
-                    device: Runner.engineStateKey, state: try stateEncoder.encode(pipeline.state.engine),
-                    updatedAt: now))
+                    device: Runner.engineStateKey,
+                    state: try EngineJSON.stateEncoder().encode(pipeline.state.engine), updatedAt: now))
         }
         var maxDelays: [String: Double] = [:]
         for rule in pipeline.rules.rules { maxDelays[rule.name] = rule.maxDelaySeconds }

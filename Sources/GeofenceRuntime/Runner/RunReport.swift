@@ -25,10 +25,23 @@ struct RunReport {
 
     /// Counts a record read from `input` (before the pipeline judges it).
     mutating func record(_ record: InputRecord, from input: String) -> String? {
+        count(records: 1, fixes: record.fix != nil ? 1 : 0, from: input)
+        return ignored(record, from: input)
+    }
+
+    /// Counts `records` records read from `input`, `fixes` of them fixes: once for a run of lines,
+    /// rather than a look-up of the input per record.
+    mutating func count(records: Int, fixes: Int, from input: String) {
+        guard records > 0 else { return }
         update(input) { counts in
-            counts.records += 1
-            if record.fix != nil { counts.fixes += 1 }
+            counts.records += records
+            counts.fixes += fixes
         }
+    }
+
+    /// Counts `record` if it is a message geofence ignores; returns the warning to log if it is the
+    /// first of its kind. Records counted with ``count(records:fixes:from:)`` pass here one by one.
+    mutating func ignored(_ record: InputRecord, from input: String) -> String? {
         guard case .ignored(let kind, let reason) = record else { return nil }
         var first = false
         update(input) { counts in

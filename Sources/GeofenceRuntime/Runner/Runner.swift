@@ -58,6 +58,16 @@ public final class Runner {
     private var catchUp: CatchUp
     /// Events and commutes committed in this run, for the summary.
     private var committed = (events: 0, commutes: 0, actions: 0)
+    /// History processed but not yet committed (see ``process(_:)``).
+    private var pending = Batch()
+    /// When the pending batch started gathering.
+    private var pendingSince: ContinuousClock.Instant?
+    /// How long the last commit took, in seconds.
+    private var lastCommitSeconds = 0.0
+    /// When gathered history is committed.
+    private let historyCommits = HistoryCommitPolicy()
+    /// Decodes a file's next lines while the last ones go through the pipeline.
+    private let decodingThread = LineDecodingThread()
 
     /// Opens the store, loads the rules and restores the saved state. Throws if the rules do not
     /// pass `check` or the state directory cannot be used.
@@ -242,23 +252,36 @@ public final class Runner {
             }
         }
         while true {
-            let items = queue.takeAll(timeout: 0.5)
+            // With history pending, a queue that runs dry commits it at once (the reader is behind,
+            // or the history is read and live lines may follow).
+            let items = queue.takeAll(timeout: pending.isEmpty ? 0.5 : 0.01)
             let flags = signals.take()
-            if flags.reload { reload() }
-            if !items.isEmpty { open.subtract(process(items)) } else { tickClock() }
+            if flags.reload {
+                commitPending()
+                reload()
+            }
+            if !items.isEmpty {
+                open.subtract(process(items))
+            } else {
+                commitPending()
+                tickClock()
+            }
             catchUp.draw()
             checkPauses()
             pruneIfDue()
             if flags.stop {
+                commitPending()
                 log.info("stopping: signal received")
                 break
             }
             if open.isEmpty {
+                commitPending()
                 log.info("every input has ended")
                 break
             }
         }
         catchUp.clear()
+        decodingThread.stop()
         for input in inputs { input.stop() }
         queue.close()
         lifecycle(.stopped, detail: nil)
@@ -307,18 +330,37 @@ public final class Runner {
 
     // MARK: Processing
 
-    /// Processes a batch of input items in one transaction; returns the inputs that ended.
+    /// Processes input items; returns the inputs that ended.
+    ///
+    /// What they produce is committed in one transaction at the end, except while history is read:
+    /// lines of files that did not arrive live (and whole documents) are gathered into the pending
+    /// batch across calls, and committed when ``HistoryCommitPolicy`` says (by count, and by time
+    /// stretched when commits are slow), when anything else comes (a live line, a message, a post, an
+    /// input's end), or when the queue runs dry. A live record is thus committed, and its actions
+    /// run, as soon as it is processed; history costs one commit, and one saved state per device,
+    /// for many thousands of records rather than for each read of the file. Nothing is lost by
+    /// waiting: the input positions are committed with the records they follow, so after a crash
+    /// the uncommitted lines are read again and give the same events and action ids.
     private func process(_ items: [InputItem]) -> Set<String> {
         catchUp.clear()
         var ended = Set<String>()
-        var batch = Batch()
-        for item in items {
+        var batch = pending
+        pending = Batch()
+        if batch.isEmpty { pendingSince = .now }
+        // Whether every item is history, which may wait in the pending batch.
+        var history = true
+        // The next item's lines, decoded while the last ones went through the pipeline.
+        var ahead: (index: Int, lines: DecodedLines)?
+        for (index, item) in items.enumerated() {
             switch item {
             case .lines(let input, let lines, let position, let live):
+                if live { history = false }
                 let arrivedAt = live ? Date() : nil
                 let identity = position?.identity
                 if identity == nil {
-                    // Standard input: no file to name the lines by.
+                    // Standard input: no file to name the lines by. It may be live whatever the
+                    // flag says, so it is committed at once.
+                    history = false
                     processUnplaced(
                         lines.map { ($0.number, $0.text) }, from: input, arrivedAt: arrivedAt, topic: nil,
                         batch: &batch)
@@ -326,6 +368,41 @@ public final class Runner {
                     if let line = catchUp.read(input, lines: lines.count, position: position) {
                         log.info(line)
                     }
+                    continue
+                }
+                if let identity, let first = lines.first, let last = lines.last,
+                    !touchesLastCrash(input: input, identity: identity, first: first.number, last: last.number)
+                {
+                    let decoded: DecodedLines
+                    if let ahead, ahead.index == index {
+                        decoded = ahead.lines
+                    } else {
+                        crashMarker.set(
+                            CrashMarker.Lines(
+                                input: input, identity: identity, first: first.number, last: last.number,
+                                alone: false))
+                        decoded = decodeLines(lines, from: input)
+                    }
+                    ahead = nil
+                    if let next = Runner.followingLines(in: items, after: index, input: input, identity: identity),
+                        !touchesLastCrash(input: input, identity: identity, first: next.first, last: next.last),
+                        let decoder = decoders.removeValue(forKey: input)
+                    {
+                        // Both batches are being processed: the note names the lines of both.
+                        crashMarker.set(
+                            CrashMarker.Lines(
+                                input: input, identity: identity, first: first.number, last: next.last,
+                                alone: false))
+                        decodingThread.start(next.lines, decoder: decoder, crashText: testCrashText)
+                        take(decoded, from: input, arrivedAt: arrivedAt, batch: &batch)
+                        let following = decodingThread.finish()
+                        decoders[input] = following.decoder
+                        ahead = (index + 1, following.lines)
+                    } else {
+                        take(decoded, from: input, arrivedAt: arrivedAt, batch: &batch)
+                    }
+                    if let position { batch.positions[input] = position }
+                    if let line = catchUp.read(input, lines: lines.count, position: position) { log.info(line) }
                     continue
                 }
                 let retry = suspect.map { suspect in
@@ -361,6 +438,7 @@ public final class Runner {
             case .records(let input, let records):
                 for record in records { handle(record, from: input, arrivedAt: nil, batch: &batch) }
             case .message(let input, let topic, let text, let number, let live):
+                history = false
                 guard let text else {
                     log.warning("\(input):\(number): message on \(topic) larger than 1 MiB, skipped")
                     continue
@@ -369,6 +447,7 @@ public final class Runner {
                     [(number, text)], from: input, arrivedAt: live ? Date() : nil, topic: topic, batch: &batch
                 )
             case .posted(let input, let lines, let number, let live, let ticket):
+                history = false
                 processUnplaced(
                     lines.map { (number, $0) }, from: input, arrivedAt: live ? Date() : nil, topic: nil,
                     batch: &batch)
@@ -376,6 +455,7 @@ public final class Runner {
             case .note(let input, let message, let level):
                 log.write(level, "input \(input): \(message)")
             case .ended(let input, let failure):
+                history = false
                 ended.insert(input)
                 // What the end completes: the last NMEA epoch, an unclosed document's error.
                 if var decoder = decoders[input] {
@@ -394,9 +474,88 @@ public final class Runner {
                 }
             }
         }
+        if history, !historyCommitDue(batch) {
+            // The crash note still names the last lines processed: they are not committed yet.
+            pending = batch
+        } else {
+            commit(batch)
+            crashMarker.clear()
+        }
+        return ended
+    }
+
+    /// Commits the history gathered in the pending batch, if any (see ``process(_:)``).
+    private func commitPending() {
+        guard !pending.isEmpty else { return }
+        let batch = pending
+        pending = Batch()
         commit(batch)
         crashMarker.clear()
-        return ended
+    }
+
+    /// Whether the history gathered in `batch` is to be committed now (``historyCommits``).
+    private func historyCommitDue(_ batch: Batch) -> Bool {
+        guard let pendingSince else { return true }
+        let gathered = pendingSince.duration(to: .now)
+        return historyCommits.isDue(
+            records: batch.records, gatheredSeconds: Runner.seconds(gathered), lastCommitSeconds: lastCommitSeconds)
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+    }
+
+    /// Whether the lines `first...last` of the file `identity` of `input` are among those the last
+    /// run crashed on, or hold the poison line: those are processed one line at a time, each with
+    /// a note of its own.
+    private func touchesLastCrash(input: String, identity: String, first: Int64, last: Int64) -> Bool {
+        for lines in [suspect, poison] {
+            guard let lines, lines.input == input, lines.identity == identity else { continue }
+            if lines.first <= last, first <= lines.last { return true }
+        }
+        return false
+    }
+
+    /// The lines of the item after `index`, if it is lines of the same file (the same input and
+    /// file identity): the batch to decode while those of `index` go through the pipeline.
+    private static func followingLines(
+        in items: [InputItem], after index: Int, input: String, identity: String
+    ) -> (lines: [(text: String?, number: Int64)], first: Int64, last: Int64)? {
+        guard index + 1 < items.count,
+            case .lines(let nextInput, let lines, let position, _) = items[index + 1], nextInput == input,
+            position?.identity == identity, let first = lines.first, let last = lines.last
+        else { return nil }
+        return (lines, first.number, last.number)
+    }
+
+    /// Decodes a batch of a file's lines on the engine's thread (the first of a run of batches).
+    private func decodeLines(_ lines: [(text: String?, number: Int64)], from input: String) -> DecodedLines {
+        guard var decoder = decoders.removeValue(forKey: input) else { return DecodedLines() }
+        defer { decoders[input] = decoder }
+        return DecodedLines.decode(lines, with: &decoder, crashText: testCrashText)
+    }
+
+    /// Runs a batch of a file's decoded lines through the pipeline, saying what could not be read.
+    private func take(_ decoded: DecodedLines, from input: String, arrivedAt: Date?, batch: inout Batch) {
+        report.count(records: decoded.records, fixes: decoded.fixes, from: input)
+        var fixNoted = false
+        for entry in decoded.entries {
+            switch entry {
+            case .tooLong(let number):
+                log.warning("\(input):\(number): line longer than 1 MiB, skipped")
+            case .record(.failure(let failure)):
+                report.unreadable(from: input)
+                log.warning("\(failure)")
+            case .record(.success(let record)):
+                if let warning = report.ignored(record, from: input) { log.warning(warning) }
+                if !fixNoted, record.fix != nil {
+                    // Once for the batch: the input delivers fixes, its pause (if any) is over.
+                    noteFix(from: input, batch: &batch)
+                    fixNoted = true
+                }
+                run(record, from: input, arrivedAt: arrivedAt, batch: &batch)
+            }
+        }
     }
 
     /// Processes lines that have no place in a file (one HTTP post, one MQTT message, a batch of
@@ -467,12 +626,12 @@ public final class Runner {
         _ text: String, number: Int64, from input: String, arrivedAt: Date?, topic: String? = nil,
         batch: inout Batch
     ) {
-        guard var decoder = decoders[input] else { return }
+        guard decoders[input] != nil else { return }
         if let testCrashText, text.contains(testCrashText) {
             fatalError("GEOFENCE_TEST_CRASH_ON_TEXT: this line crashes the engine, as the test asked")
         }
-        let results = decoder.decode(text, number: Int(number))
-        decoders[input] = decoder
+        // Changed where it is in the dictionary, not copied out and back for every line.
+        let results = decoders[input]?.decode(text, number: Int(number)) ?? []
         for result in results { take(result, from: input, arrivedAt: arrivedAt, topic: topic, batch: &batch) }
     }
 
@@ -491,10 +650,15 @@ public final class Runner {
         }
     }
 
-    /// Runs one record through the pipeline.
+    /// Counts one record and runs it through the pipeline.
     private func handle(_ record: InputRecord, from input: String, arrivedAt: Date?, batch: inout Batch) {
         if let warning = report.record(record, from: input) { log.warning(warning) }
         if record.fix != nil { noteFix(from: input, batch: &batch) }
+        run(record, from: input, arrivedAt: arrivedAt, batch: &batch)
+    }
+
+    /// Runs one record, already counted, through the pipeline.
+    private func run(_ record: InputRecord, from input: String, arrivedAt: Date?, batch: inout Batch) {
         guard let output = pipeline.process(record, arrivedAt: arrivedAt) else { return }
         if let reason = output.dropped, let fix = record.fix {
             log.verbose(
@@ -535,6 +699,8 @@ public final class Runner {
         let now = Date()
         for (input, last) in lastFix.sorted(by: { $0.key < $1.key }) where !paused.contains(input) {
             guard now.timeIntervalSince(last) >= limit else { continue }
+            // What was read before the pause is committed before it.
+            commitPending()
             paused.insert(input)
             log.warning("input \(input) paused: no fix for \(RulesDuration.text(limit))")
             batch.add(pipeline.lifecycle(.inputPaused, at: now, detail: input), device: nil)
@@ -575,10 +741,12 @@ public final class Runner {
             return
         }
         do {
+            let started = ContinuousClock.now
             let step = try batch.step(
                 pipeline: pipeline, now: Date(),
                 policy: HistoryPolicy.for(pipeline.rules, fireHistory: configuration.fireHistory))
             try store.commit(step)
+            lastCommitSeconds = Runner.seconds(started.duration(to: .now))
             committed.events += step.events.count
             committed.commutes += step.commutes.count
             committed.actions += step.actions.count

@@ -112,6 +112,32 @@ final class NATSCluster: @unchecked Sendable {
         }
     }
 
+    /// Copies every node's log and the engines' standard error (`*.stderr`) from `scratch` into a
+    /// new folder beside it that outlives the test, and returns its path: the scratch folder is
+    /// removed with the test, and a failure after a node's loss is understood only from the
+    /// servers' logs.
+    static func keepLogs(of scratch: TemporaryDirectory, label: String) -> String {
+        let kept = scratch.path + "-kept-" + label
+        let manager = FileManager.default
+        do {
+            try manager.createDirectory(atPath: kept, withIntermediateDirectories: true)
+            for name in try manager.contentsOfDirectory(atPath: scratch.path)
+            where name.hasSuffix(".log") || name.hasSuffix(".stderr") || name.hasSuffix(".conf") {
+                try manager.copyItem(atPath: scratch.file(name), toPath: kept + "/" + name)
+            }
+        } catch {
+            return "\(kept) (incomplete: \(error))"
+        }
+        return kept
+    }
+
+    /// Stops `node` (SIGSTOP): it answers nothing, while the kernel still takes what clients send
+    /// into its sockets.
+    func pause(node: Int) {
+        guard let process = processes[node], process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGSTOP)
+    }
+
     /// Kills `node` as a crash would and waits for it to end.
     func kill(node: Int) throws {
         guard let process = processes[node] else { return }

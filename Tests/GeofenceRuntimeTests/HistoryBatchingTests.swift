@@ -1,0 +1,119 @@
+import Foundation
+import Geofence
+import GeofenceInput
+import GeofenceRules
+import TestSupport
+import Testing
+
+@testable import GeofenceRuntime
+
+/// How `geofence run` reads history cheaply: commits gathered by time and count, batches that keep
+/// only what carries something, and lines decoded on a thread of their own.
+struct HistoryBatchingTests {
+    /// History waits until the batch holds enough records or has gathered for long enough.
+    @Test(arguments: [
+        (records: 10, gathered: 0.2, lastCommit: 0.001, due: false),
+        (records: 10, gathered: 1.0, lastCommit: 0.001, due: true),
+        (records: 1_000_000, gathered: 0.01, lastCommit: 0.001, due: true),
+        (records: 999_999, gathered: 0.01, lastCommit: 0.001, due: false),
+    ])
+    func historyIsCommittedByCountOrTime(records: Int, gathered: Double, lastCommit: Double, due: Bool) {
+        let policy = HistoryCommitPolicy()
+        #expect(policy.isDue(records: records, gatheredSeconds: gathered, lastCommitSeconds: lastCommit) == due)
+    }
+
+    /// A commit that took half a second (many devices' states) makes history gather for nine times
+    /// as long, so that commits take a tenth of the time; never longer than the limit.
+    @Test func slowCommitsStretchTheTimeHistoryGathers() {
+        let policy = HistoryCommitPolicy()
+        #expect(!policy.isDue(records: 10, gatheredSeconds: 4.4, lastCommitSeconds: 0.5))
+        #expect(policy.isDue(records: 10, gatheredSeconds: 4.6, lastCommitSeconds: 0.5))
+        #expect(policy.isDue(records: 10, gatheredSeconds: 30, lastCommitSeconds: 100))
+        #expect(!policy.isDue(records: 10, gatheredSeconds: 29, lastCommitSeconds: 100))
+    }
+
+    /// Of a run of fixes that change nothing, a batch keeps each device's first output (outputs
+    /// hear of every device) and every output with an event, counts them all, and saves the state
+    /// of every device it saw.
+    @Test func aBatchKeepsEachDevicesFirstOutputAndThoseWithEvents() throws {
+        let yaml = """
+            timezone: UTC
+            places:
+              home: { center: [51.5, -0.12], radius: 100 }
+            rules: []
+
+            """
+        let rules = try RulesLoader.parse(yaml, file: "rules.yaml", baseDirectory: URL(fileURLWithPath: "/"))
+            .get()
+        var pipeline = Pipeline(rules: rules)
+        var batch = Batch()
+        let start = Date(timeIntervalSince1970: 1_772_521_200)
+        for second in 0..<60 {
+            for device in ["phone", "watch"] {
+                let fix = Fix(
+                    timestamp: start.addingTimeInterval(Double(second)),
+                    coordinate: try Coordinate(latitude: 51.5, longitude: -0.12), horizontalAccuracy: 5,
+                    deviceId: device)
+                let output = pipeline.process(fix, arrivedAt: nil)
+                batch.add(output, device: output.device, evidence: fix.timestamp)
+            }
+        }
+        #expect(batch.records == 120)
+        let withEvents = batch.outputs.filter { !$0.placeEvents.isEmpty }
+        #expect(withEvents.count == 2, "each device's first determination inside home")
+        #expect(Set(batch.outputs.map(\.device)) == ["phone", "watch"])
+        #expect(batch.outputs.count <= 4)
+        #expect(batch.evidence.count == batch.outputs.count)
+        let step = try batch.step(pipeline: pipeline, now: start)
+        #expect(step.states.map(\.device) == ["phone", "watch"])
+        #expect(step.events.count == 2)
+    }
+
+    /// Lines decoded on the decoding thread give the records, the unreadable lines and the lines
+    /// too long, in line order, that decoding them on the loop's thread gives, and hand back the
+    /// decoder having read them.
+    @Test func linesDecodedOnTheDecodingThreadAreThoseTheLoopWouldDecode() {
+        var lines: [(text: String?, number: Int64)] = []
+        for number in 1...50 {
+            let text: String? =
+                switch number {
+                case 7: nil
+                case 20: #"{"latitude": "north"}"#
+                default:
+                    #"{"timestamp":\#(1_772_521_200_000 + number * 1000),"latitude":51.5,"longitude":-0.12,"horizontalAccuracy":8}"#
+                }
+            lines.append((text, Int64(number)))
+        }
+        var direct = StreamDecoder(source: "fixes.ndjson")
+        let expected = DecodedLines.decode(lines, with: &direct, crashText: nil)
+        let thread = LineDecodingThread()
+        defer { thread.stop() }
+        // Twice: the thread waits between batches and takes the decoder back each time.
+        var decoder = StreamDecoder(source: "fixes.ndjson")
+        for _ in 0..<2 {
+            thread.start(lines, decoder: decoder, crashText: nil)
+            let finished = thread.finish()
+            decoder = finished.decoder
+            #expect(finished.lines.records == 48)
+            #expect(finished.lines.fixes == 48)
+            #expect(describe(finished.lines) == describe(expected))
+        }
+        // Undecided until its first line: the decoder came back having read them.
+        #expect(decoder.decidedFormat != nil)
+        #expect(decoder.decidedFormat == direct.decidedFormat)
+        let entries = describe(expected)
+        #expect(entries[6] == "too long 7")
+        #expect(entries[19].hasPrefix("error "))
+        #expect(entries.count == 50)
+    }
+
+    private func describe(_ decoded: DecodedLines) -> [String] {
+        decoded.entries.map { entry in
+            switch entry {
+            case .tooLong(let number): "too long \(number)"
+            case .record(.success(let record)): "record \(record)"
+            case .record(.failure(let error)): "error \(error)"
+            }
+        }
+    }
+}
