@@ -60,7 +60,12 @@ struct ReplayPrinter: Sendable {
         }
         // `run` leaves actions out, so an output with only actions (an engine event) prints nothing.
         guard !lines.isEmpty else { return }
-        write(lines.joined(separator: "\n"))
+        if buffer != nil {
+            for line in lines { write(line) }
+        } else {
+            // Unbuffered, a record's lines go out in one write.
+            write(lines.joined(separator: "\n"))
+        }
     }
 
     func dropped(_ fix: Fix, reason: FixFilter.Reason) {

@@ -121,16 +121,18 @@ enum EventLineWriter {
     private static func string(
         _ name: StaticString, _ value: String, into out: inout [UInt8], first: Bool = false
     ) -> Bool {
-        for byte in value.utf8 where byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "\"")
-            || byte == UInt8(ascii: "\\")
-        {
-            return false
+        var value = value
+        return value.withUTF8 { bytes in
+            for byte in bytes
+            where byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                return false
+            }
+            key(name, into: &out, first: first)
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: bytes)
+            out.append(UInt8(ascii: "\""))
+            return true
         }
-        key(name, into: &out, first: first)
-        out.append(UInt8(ascii: "\""))
-        out.append(contentsOf: value.utf8)
-        out.append(UInt8(ascii: "\""))
-        return true
     }
 
     /// Appends `"name":number`; `false` for a number that is not finite.
@@ -138,8 +140,13 @@ enum EventLineWriter {
         guard value.isFinite else { return false }
         key(name, into: &out, first: false)
         var text = value.description
-        if text.hasSuffix(".0") { text.removeLast(2) }
-        out.append(contentsOf: text.utf8)
+        text.withUTF8 { bytes in
+            // The encoder leaves out a whole number's ".0".
+            let whole =
+                bytes.count >= 2 && bytes[bytes.count - 2] == UInt8(ascii: ".")
+                && bytes[bytes.count - 1] == UInt8(ascii: "0")
+            out.append(contentsOf: whole ? UnsafeBufferPointer(rebasing: bytes.dropLast(2)) : bytes)
+        }
         return true
     }
 }

@@ -238,11 +238,31 @@ enum StableID {
     static func make(_ parts: [String]) -> String {
         var a: UInt64 = 0xcbf2_9ce4_8422_2325
         var b: UInt64 = 0x6c62_272e_07bb_0142
-        for byte in parts.joined(separator: "\u{1F}").utf8 {
+        func mix(_ byte: UInt8) {
             a = (a ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
             b = (b ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 ^ (a >> 29)
         }
-        return String(a, radix: 16).leftPadded(16) + String(b, radix: 16).leftPadded(16)
+        // The parts as if joined with U+001F between them, without making the joined text.
+        for (index, part) in parts.enumerated() {
+            if index > 0 { mix(0x1F) }
+            var part = part
+            part.withUTF8 { bytes in for byte in bytes { mix(byte) } }
+        }
+        return hex(a, b)
+    }
+
+    /// Two numbers as 32 lowercase hexadecimal digits, each zero-padded to 16.
+    private static func hex(_ a: UInt64, _ b: UInt64) -> String {
+        let digits: StaticString = "0123456789abcdef"
+        return String(unsafeUninitializedCapacity: 32) { buffer in
+            digits.withUTF8Buffer { digits in
+                for index in 0..<16 {
+                    buffer[index] = digits[Int((a >> (60 - 4 * UInt64(index))) & 0xF)]
+                    buffer[16 + index] = digits[Int((b >> (60 - 4 * UInt64(index))) & 0xF)]
+                }
+            }
+            return 32
+        }
     }
 
     static func milliseconds(_ date: Date) -> String {
@@ -253,8 +273,3 @@ enum StableID {
     }
 }
 
-extension String {
-    fileprivate func leftPadded(_ width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
-    }
-}
