@@ -17,6 +17,10 @@ enum ReplayCommand: Command {
     /// Records per batch: large enough that handing a batch to the threads costs little per record,
     /// small enough that output follows input closely.
     static let batchSize = 4096
+    /// Records whose outputs are made and printed together: a batch's outputs wait until the last
+    /// is made, and a record can make an event for every place (ten thousand devices starting
+    /// together make twenty each), so a quarter of a batch at a time keeps that memory a quarter.
+    static let outputChunk = 1024
 
     static let definition = CommandDefinition(
         name: "replay", summary: "run recorded fixes through the rules; print events and actions",
@@ -71,17 +75,22 @@ enum ReplayCommand: Command {
         // Records are processed in batches, the devices of a batch in parallel; the outputs come
         // back in input order.
         func process(_ batch: [InputRecord]) {
-            let outputs = pipeline.process(batch, arrivedAt: nil)
-            for index in outputs.indices {
-                guard let output = outputs[index] else {
-                    summary.ignored += 1
-                    continue
+            var start = batch.startIndex
+            while start < batch.endIndex {
+                let end = min(start + ReplayCommand.outputChunk, batch.endIndex)
+                let outputs = pipeline.process(batch, in: start..<end, arrivedAt: nil)
+                for index in outputs.indices {
+                    guard let output = outputs[index] else {
+                        summary.ignored += 1
+                        continue
+                    }
+                    summary.count(output)
+                    if let reason = output.dropped, verbose, let fix = batch[start + index].fix {
+                        printer.dropped(fix, reason: reason)
+                    }
+                    printer.print(output)
                 }
-                summary.count(output)
-                if let reason = output.dropped, verbose, let fix = batch[index].fix {
-                    printer.dropped(fix, reason: reason)
-                }
-                printer.print(output)
+                start = end
             }
         }
         // What stdout holds is written before anything goes to stderr, so that the two streams

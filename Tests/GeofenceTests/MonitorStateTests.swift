@@ -76,6 +76,115 @@ import Testing
     /// Twenty of these are most of what a device costs; a field added carelessly (an optional
     /// date between two flags) shows here.
     @Test func aConditionsStateStaysSmall() {
-        #expect(MemoryLayout<ConditionTracker>.stride <= 112)
+        #expect(MemoryLayout<ConditionTracker>.stride <= 88)
+    }
+
+    /// Every condition of a device holds a run from its first fix to its first determination,
+    /// each in a box of its own; a run of the usual tracker must fit a small one.
+    @Test func aPendingRunStaysSmall() {
+        #expect(MemoryLayout<ConditionTracker.Pending>.size <= 56)
+    }
+
+    /// The filter is stored inline in every device's engine.
+    @Test func theFiltersStateStaysSmall() {
+        #expect(MemoryLayout<FixFilter>.stride <= 144)
+    }
+
+    /// The walk, from a tracker whose silence promises the device stays within 50 m and which
+    /// sends more than the filter keeps inline (an altitude, a speed): its runs keep a deadline and
+    /// a whole fix out of line, and so does the filter.
+    static let silentWalk: [Fix] = walk.map { fix in
+        var fix = fix
+        fix.silentWithinMeters = 50
+        fix.altitude = 12
+        fix.speed = 1.2
+        return fix
+    }
+
+    @Test func aCopyTakenDuringASilentRunDoesNotShareItsChanges() throws {
+        var reference = MonitorStateTests.engine()
+        var original = MonitorStateTests.engine()
+        var expected: [Event] = []
+        var got: [Event] = []
+        for (step, fix) in MonitorStateTests.silentWalk.enumerated() {
+            expected += reference.ingest(fix)
+            got += original.ingest(fix)
+            var copy = original
+            var echo = fix
+            echo.timestamp = fix.timestamp.addingTimeInterval(1)
+            echo.speed = 9
+            _ = copy.ingest(echo)
+            // The clock confirms a silent run at its deadline, from the fix the run kept.
+            if step % 7 == 0 {
+                expected += reference.advance(to: fix.timestamp.addingTimeInterval(30))
+                got += original.advance(to: fix.timestamp.addingTimeInterval(30))
+            }
+            #expect(original.filter.lastAccepted == fix)
+        }
+        #expect(expected.transitions.count >= 4, "the walk must confirm changes, or nothing is compared")
+        #expect(got == expected)
+    }
+
+    @Test func anEngineSavedDuringASilentRunGoesOnTheSame() throws {
+        let fixes = MonitorStateTests.silentWalk
+        var whole = MonitorStateTests.engine()
+        let expected = whole.ingest(fixes)
+        var sawSilentRun = false
+        for cut in stride(from: 2, to: fixes.count - 1, by: 3) {
+            var first = MonitorStateTests.engine()
+            var got = first.ingest(Array(fixes[..<cut]))
+            let data = try JSONEncoder().encode(first)
+            let text = String(decoding: data, as: UTF8.self)
+            var restored = try JSONDecoder().decode(MonitorEngine.self, from: data)
+            #expect(restored.filter.lastAccepted == fixes[cut - 1])
+            got += restored.ingest(Array(fixes[cut...]))
+            #expect(got == expected, "cut at \(cut)")
+            // The keys of the inline form: states saved before and after read the same.
+            #expect(text.contains("\"lastAccepted\"") && text.contains("\"jumpRun\""))
+            if text.contains("\"silentDeadline\"") {
+                #expect(text.contains("\"latestFix\""))
+                sawSilentRun = true
+            }
+        }
+        #expect(sawSilentRun, "some cut must fall in a silent run, or its out-of-line part is not saved")
+        #expect(expected.transitions.count >= 4)
+    }
+
+    @Test(arguments: [
+        Fix(timestamp: Map.date(0), coordinate: Map.at(0, 0)),
+        Fix(timestamp: Map.date(0), coordinate: Map.at(0, 0), horizontalAccuracy: 12, deviceId: "phone"),
+        Fix(timestamp: Map.date(0), coordinate: Map.at(0, 0), horizontalAccuracy: 12, label: "walk"),
+        Fix(timestamp: Map.date(0), coordinate: Map.at(0, 0), regions: ["home"]),
+    ])
+    func theFilterKeepsTheLastFixExactly(fix: Fix) throws {
+        var filter = FixFilter()
+        #expect(filter.evaluate(fix, arrivedAt: nil) == nil)
+        #expect(filter.lastAccepted == fix)
+        // A fix equal in every field is a duplicate; one that differs in any, only not newer.
+        #expect(filter.evaluate(fix, arrivedAt: nil) == .duplicate)
+        var other = fix
+        other.floor = 3
+        #expect(filter.evaluate(other, arrivedAt: nil) == .notNewer)
+        let restored = try JSONDecoder().decode(FixFilter.self, from: JSONEncoder().encode(filter))
+        #expect(restored.lastAccepted == fix)
+        #expect(restored.accepted == 1)
+    }
+
+    /// A field set directly, not through the initialiser (which would drop a negative accuracy),
+    /// is kept as it was.
+    @Test func theFilterKeepsAnAccuracyItWouldNotHaveMade() {
+        var fix = Fix(timestamp: Map.date(0), coordinate: Map.at(0, 0))
+        fix.horizontalAccuracy = -1
+        var filter = FixFilter()
+        _ = filter.evaluate(fix, arrivedAt: nil)
+        #expect(filter.lastAccepted?.horizontalAccuracy == -1)
+    }
+
+    @Test(arguments: [nil, 0, -0.0, 1.5, -7e300, .infinity, .nan, Double.leastNonzeroMagnitude])
+    func aCompactOptionalKeepsEveryValue(value: Double?) {
+        let kept = CompactOptional(value).double
+        #expect(kept?.bitPattern == value?.bitPattern)
+        let date = value.map(Date.init(timeIntervalSinceReferenceDate:))
+        #expect(CompactOptional(date).date?.timeIntervalSinceReferenceDate.bitPattern == value?.bitPattern)
     }
 }

@@ -153,7 +153,24 @@ public struct FixFilter: Codable, Sendable {
     /// How many fixes were accepted.
     public private(set) var accepted: Int = 0
     /// The last fix accepted, against which the next is judged.
-    public private(set) var lastAccepted: Fix?
+    public private(set) var lastAccepted: Fix? {
+        get {
+            guard let last else { return nil }
+            if let whole = lastWhole { return whole.fix }
+            // Set field by field, as they were read: the initialiser would normalise them.
+            var fix = Fix(timestamp: last.timestamp, coordinate: last.coordinate)
+            fix.horizontalAccuracy = last.accuracy.double
+            fix.deviceId = last.deviceId
+            return fix
+        }
+        set { remember(newValue) }
+    }
+    /// What the filter reads of the last accepted fix, and its device (which every fix of an input
+    /// of many devices names), inline: a device's engine is stored inline in its pipeline's
+    /// dictionary, and a whole fix is 176 bytes of mostly absent fields.
+    private var last: LastFix?
+    /// The last accepted fix whole, only when it has more than `last` holds.
+    private var lastWhole: WholeFix?
     /// Consecutive fixes dropped as too fast that agree with each other: the evidence that the
     /// last accepted fix, not they, was wrong (see ``Configuration/reanchorAfterFixes``).
     private var jumpRun: [Fix] = []
@@ -161,9 +178,73 @@ public struct FixFilter: Codable, Sendable {
     /// accepted one.
     public private(set) var reanchored: Int = 0
 
+    private struct LastFix: Sendable {
+        var timestamp: Date
+        var coordinate: Coordinate
+        var accuracy: CompactOptional
+        var deviceId: String?
+    }
+
+    /// A whole fix out of line, changed in place while one filter holds it (a tracker that sends
+    /// altitude and speed would otherwise cost an allocation a fix).
+    private final class WholeFix: @unchecked Sendable {
+        @exclusivity(unchecked) var fix: Fix
+        init(_ fix: Fix) { self.fix = fix }
+    }
+
     /// Makes a filter that has seen nothing yet.
     public init(configuration: Configuration = .init()) {
         self.configuration = configuration
+    }
+
+    /// Keeps `fix` as the last accepted one: its read fields inline, and the fix whole too when it
+    /// has any other.
+    private mutating func remember(_ fix: Fix?) {
+        guard let fix else {
+            last = nil
+            lastWhole = nil
+            return
+        }
+        last = LastFix(
+            timestamp: fix.timestamp, coordinate: fix.coordinate, accuracy: CompactOptional(fix.horizontalAccuracy),
+            deviceId: fix.deviceId)
+        let plain =
+            fix.altitude == nil && fix.verticalAccuracy == nil && fix.speed == nil && fix.course == nil
+            && fix.floor == nil && fix.label == nil && fix.silentWithinMeters == nil && fix.trigger == nil
+            && fix.regions == nil
+        if plain {
+            lastWhole = nil
+        } else if isKnownUniquelyReferenced(&lastWhole), let whole = lastWhole {
+            whole.fix = fix
+        } else {
+            lastWhole = WholeFix(fix)
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case configuration, dropped, accepted, lastAccepted, jumpRun, reanchored
+    }
+
+    /// Decodes a filter saved by any version (the keys are those of its first form).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        configuration = try c.decode(Configuration.self, forKey: .configuration)
+        dropped = try c.decode([Reason: Int].self, forKey: .dropped)
+        accepted = try c.decode(Int.self, forKey: .accepted)
+        jumpRun = try c.decode([Fix].self, forKey: .jumpRun)
+        reanchored = try c.decode(Int.self, forKey: .reanchored)
+        remember(try c.decodeIfPresent(Fix.self, forKey: .lastAccepted))
+    }
+
+    /// Encodes the filter with the keys, and in the order, it always had.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(configuration, forKey: .configuration)
+        try c.encode(dropped, forKey: .dropped)
+        try c.encode(accepted, forKey: .accepted)
+        try c.encodeIfPresent(lastAccepted, forKey: .lastAccepted)
+        try c.encode(jumpRun, forKey: .jumpRun)
+        try c.encode(reanchored, forKey: .reanchored)
     }
 
     /// The number of fixes dropped for all reasons together.
@@ -177,7 +258,11 @@ public struct FixFilter: Codable, Sendable {
     public mutating func evaluate(_ fix: Fix, arrivedAt: Date?) -> Reason? {
         if let reason = reason(for: fix, arrivedAt: arrivedAt) {
             if reason == .tooFast || reason == .tooFarAhead {
-                if let previous = jumpRun.last, FixFilter.plausible(from: previous, to: fix, configuration) {
+                if let previous = jumpRun.last,
+                    FixFilter.plausible(
+                        from: previous.timestamp, previous.coordinate, accuracy: previous.horizontalAccuracy, to: fix,
+                        configuration)
+                {
                     jumpRun.append(fix)
                 } else {
                     jumpRun = [fix]
@@ -200,10 +285,13 @@ public struct FixFilter: Codable, Sendable {
     }
 
     /// Whether `fix` can be reached from `last` within the speed limit (accuracies allowed for).
-    private static func plausible(from last: Fix, to fix: Fix, _ c: Configuration) -> Bool {
-        let seconds = fix.timestamp.timeIntervalSince(last.timestamp)
+    private static func plausible(
+        from lastTimestamp: Date, _ lastCoordinate: Coordinate, accuracy lastAccuracy: Double?, to fix: Fix,
+        _ c: Configuration
+    ) -> Bool {
+        let seconds = fix.timestamp.timeIntervalSince(lastTimestamp)
         guard seconds > 0 else { return false }
-        let slack = (fix.horizontalAccuracy ?? 0) + (last.horizontalAccuracy ?? 0)
+        let slack = (fix.horizontalAccuracy ?? 0) + (lastAccuracy ?? 0)
         // Most fixes are plainly plausible, and the exact distance needs trigonometry. No radius of
         // curvature of the ellipsoid exceeds a/sqrt(1-e²) (6,399,594 m), so no path, and no
         // distance this program computes, is longer than that times |Δφ| + |Δλ| (a walk along the
@@ -211,11 +299,11 @@ public struct FixFilter: Codable, Sendable {
         if c.maxSpeedMetersPerSecond >= 0 {
             let reach =
                 6.41e6
-                * (abs(radians(fix.coordinate.latitude - last.coordinate.latitude))
-                    + abs(wrappedLongitudeDelta(last.coordinate.longitude, fix.coordinate.longitude)))
+                * (abs(radians(fix.coordinate.latitude - lastCoordinate.latitude))
+                    + abs(wrappedLongitudeDelta(lastCoordinate.longitude, fix.coordinate.longitude)))
             if reach - slack <= 0.999 * c.maxSpeedMetersPerSecond * seconds { return true }
         }
-        let meters = max(0, last.coordinate.distance(to: fix.coordinate) - slack)
+        let meters = max(0, lastCoordinate.distance(to: fix.coordinate) - slack)
         return meters / seconds <= c.maxSpeedMetersPerSecond
     }
 
@@ -248,14 +336,16 @@ public struct FixFilter: Codable, Sendable {
             if age < -c.futureToleranceSeconds { return .fromTheFuture }
             if age > c.expirationSeconds { return .expired }
         }
-        guard let last = lastAccepted else { return nil }
+        guard let last else { return nil }
         // Equal fixes have equal times: comparing every field is needed only then.
-        if fix.timestamp == last.timestamp, fix == last { return .duplicate }
+        if fix.timestamp == last.timestamp, fix == lastAccepted { return .duplicate }
         if fix.timestamp <= last.timestamp { return .notNewer }
         if arrivedAt == nil, fix.timestamp.timeIntervalSince(last.timestamp) > c.maxForwardJumpSeconds {
             return .tooFarAhead
         }
-        if !FixFilter.plausible(from: last, to: fix, c) { return .tooFast }
+        if !FixFilter.plausible(from: last.timestamp, last.coordinate, accuracy: last.accuracy.double, to: fix, c) {
+            return .tooFast
+        }
         return nil
     }
 }

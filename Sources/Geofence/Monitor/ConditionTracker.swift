@@ -7,23 +7,120 @@ import Foundation
 /// derived value, the distance bound, is rebuilt from the condition when decoding.
 struct ConditionTracker: Codable, Sendable {
     /// Evidence for a change that has not been confirmed yet.
+    ///
+    /// Every condition of a device holds one from its first fix until its first determination, so
+    /// a fleet whose devices start together holds twenty per device at once: what only a silent
+    /// tracker's run needs (a deadline and a whole fix) is kept out of line, and the rest is
+    /// ordered so that the box holding a run is one small allocation.
     struct Pending: Codable, Sendable, Hashable {
-        /// The side the evidence is for.
-        var side: Hysteresis.Side
         /// The time of the first evidence fix of the run.
         var firstEvidence: Date
-        /// How many evidence fixes the run holds.
-        var count: Int
+        /// The estimated real crossing, fixed when the run starts.
+        var crossing: CrossingEstimate
         /// The time of the latest evidence fix of the run; `nil` in states saved before it was
         /// kept, where it is taken as the first.
         var lastEvidence: Date?
-        /// The estimated real crossing, fixed when the run starts.
-        var crossing: CrossingEstimate
+        /// The side the evidence is for.
+        var side: Hysteresis.Side
+        /// How many evidence fixes the run holds.
+        var count: Int
+        private var silence: Silence?
+
+        /// What a run keeps while its tracker's silence promises the new side; shared by copies
+        /// of the run until one of them changes it.
+        private final class Silence: @unchecked Sendable {
+            // Unchecked for the reason `Box.value` is: changed only while one run holds it.
+            @exclusivity(unchecked) var deadline: Date?
+            @exclusivity(unchecked) var latestFix: Fix?
+            init(deadline: Date?, latestFix: Fix?) {
+                self.deadline = deadline
+                self.latestFix = latestFix
+            }
+        }
+
+        init(side: Hysteresis.Side, firstEvidence: Date, count: Int, lastEvidence: Date?, crossing: CrossingEstimate) {
+            self.firstEvidence = firstEvidence
+            self.crossing = crossing
+            self.lastEvidence = lastEvidence
+            self.side = side
+            self.count = count
+        }
+
         /// When the run confirms on the clock alone: set while the latest fix of the run came from
         /// a tracker whose silence says the device stays within reach of the new side.
-        var silentDeadline: Date?
+        var silentDeadline: Date? {
+            get { silence?.deadline }
+            set { setSilence(deadline: newValue, latestFix: latestFix) }
+        }
         /// The latest fix of the run, reported with a change confirmed on the clock.
-        var latestFix: Fix?
+        var latestFix: Fix? {
+            get { silence?.latestFix }
+            set { setSilence(deadline: silentDeadline, latestFix: newValue) }
+        }
+
+        /// Whether the run holds a deadline or a fix of a silent tracker (asked without copying the
+        /// fix out).
+        var isSilent: Bool { silence != nil }
+
+        /// Changes the out-of-line part in place when this run alone holds it (a fix of a silent
+        /// run sets it, and a new box for each would be an allocation a fix).
+        mutating func setSilence(deadline: Date?, latestFix: Fix?) {
+            guard deadline != nil || latestFix != nil else {
+                silence = nil
+                return
+            }
+            if isKnownUniquelyReferenced(&silence), let silence {
+                silence.deadline = deadline
+                silence.latestFix = latestFix
+            } else {
+                silence = Silence(deadline: deadline, latestFix: latestFix)
+            }
+        }
+
+        static func == (a: Pending, b: Pending) -> Bool {
+            a.side == b.side && a.firstEvidence == b.firstEvidence && a.count == b.count
+                && a.lastEvidence == b.lastEvidence && a.crossing == b.crossing
+                && a.silentDeadline == b.silentDeadline && a.latestFix == b.latestFix
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(side)
+            hasher.combine(firstEvidence)
+            hasher.combine(count)
+            hasher.combine(lastEvidence)
+            hasher.combine(crossing)
+            hasher.combine(silentDeadline)
+            hasher.combine(latestFix)
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case side, firstEvidence, count, lastEvidence, crossing, silentDeadline, latestFix
+        }
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                side: try c.decode(Hysteresis.Side.self, forKey: .side),
+                firstEvidence: try c.decode(Date.self, forKey: .firstEvidence),
+                count: try c.decode(Int.self, forKey: .count),
+                lastEvidence: try c.decodeIfPresent(Date.self, forKey: .lastEvidence),
+                crossing: try c.decode(CrossingEstimate.self, forKey: .crossing))
+            setSilence(
+                deadline: try c.decodeIfPresent(Date.self, forKey: .silentDeadline),
+                latestFix: try c.decodeIfPresent(Fix.self, forKey: .latestFix))
+        }
+
+        /// Encodes the fields in the order and with the keys the run had when they were all inline.
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(side, forKey: .side)
+            try c.encode(firstEvidence, forKey: .firstEvidence)
+            try c.encode(count, forKey: .count)
+            try c.encodeIfPresent(lastEvidence, forKey: .lastEvidence)
+            try c.encode(crossing, forKey: .crossing)
+            try c.encodeIfPresent(silentDeadline, forKey: .silentDeadline)
+            try c.encodeIfPresent(latestFix, forKey: .latestFix)
+        }
     }
 
     /// When the fixes' positions crossed the boundary, and the fix time it was found after.
@@ -75,7 +172,9 @@ struct ConditionTracker: Codable, Sendable {
     /// Copies of an engine share boxes; a box is changed in place only while one tracker holds it
     /// (``uniquePendingBox()`` copies it otherwise), which is what makes the `var` safe to send.
     final class Box<Value: Sendable>: @unchecked Sendable {
-        var value: Value
+        /// Unchecked: a box is changed only while one tracker holds it (see above), so two
+        /// accesses never overlap, and the dynamic check cost every condition of every fix.
+        @exclusivity(unchecked) var value: Value
         init(_ value: Value) { self.value = value }
     }
 
@@ -85,7 +184,7 @@ struct ConditionTracker: Codable, Sendable {
         let date: Date
         let confirmedAt: Date
         let evidence: Event.Evidence?
-        let signedDistanceMeters: Double?
+        private let distance: CompactOptional
         let state: ConditionState
         let previousState: ConditionState?
         let kind: Event.Kind
@@ -94,7 +193,7 @@ struct ConditionTracker: Codable, Sendable {
             date = event.date
             confirmedAt = event.confirmedAt
             evidence = event.evidence
-            signedDistanceMeters = event.signedDistanceMeters
+            distance = CompactOptional(event.signedDistanceMeters)
             state = event.state
             previousState = event.previousState
             kind = event.kind
@@ -103,18 +202,15 @@ struct ConditionTracker: Codable, Sendable {
         func event(identifier: String) -> Event {
             Event(
                 identifier: identifier, state: state, kind: kind, date: date, confirmedAt: confirmedAt,
-                signedDistanceMeters: signedDistanceMeters, evidence: evidence, previousState: previousState)
+                signedDistanceMeters: distance.double, evidence: evidence, previousState: previousState)
         }
     }
 
-    // The stored properties are declared largest first and the one-byte ones together: Swift lays
-    // a struct out in declaration order, and twenty of these are most of a device's state.
+    // Swift lays a struct out in declaration order, and twenty of these are most of a device's
+    // state: the one-byte fields follow the last event (which ends off an eight-byte boundary),
+    // and the optional dates are kept in eight bytes each (``CompactOptional``).
     private let definition: Definition
     private var storedEvent: StoredEvent?
-    private var pendingBox: Box<Pending>?
-    /// The time of the last fix this condition observed, to know whether the engine's previous
-    /// fix is also this condition's previous fix.
-    private var lastSeen: Date?
     /// `false` for a condition added past the limit: it is kept, never evaluated. Stored beside
     /// the definition because the engine asks it of every condition for every fix.
     let evaluated: Bool
@@ -124,11 +220,32 @@ struct ConditionTracker: Codable, Sendable {
     private var dwellReported = false
     /// An ongoing visit inside this condition keeps it satisfied until the visit ends.
     private var heldByVisit = false
+    private var pendingBox: Box<Pending>?
+    private var lastSeenStorage = CompactOptional(nil as Date?)
+    private var lastSideChangeDate = CompactOptional(nil as Date?)
+    private var lastSideChangeAfter = Date(timeIntervalSinceReferenceDate: 0)
+    private var dwellStartStorage = CompactOptional(nil as Date?)
+
+    /// The time of the last fix this condition observed, to know whether the engine's previous
+    /// fix is also this condition's previous fix.
+    private var lastSeen: Date? {
+        get { lastSeenStorage.date }
+        set { lastSeenStorage = CompactOptional(newValue) }
+    }
     /// When the fixes' positions last changed side: interpolated between the fixes either side, or
     /// the first fix after a gap. This dates a crossing.
-    private var lastSideChange: CrossingEstimate?
+    private var lastSideChange: CrossingEstimate? {
+        get { lastSideChangeDate.date.map { CrossingEstimate(date: $0, after: lastSideChangeAfter) } }
+        set {
+            lastSideChangeDate = CompactOptional(newValue?.date)
+            lastSideChangeAfter = newValue?.after ?? Date(timeIntervalSinceReferenceDate: 0)
+        }
+    }
     /// When the current stay began, for dwell; `nil` until known.
-    private var dwellStart: Date?
+    private var dwellStart: Date? {
+        get { dwellStartStorage.date }
+        set { dwellStartStorage = CompactOptional(newValue) }
+    }
 
     var identifier: String { definition.identifier }
     var condition: Condition { definition.condition }
@@ -269,16 +386,14 @@ struct ConditionTracker: Codable, Sendable {
                 silenceHolds = holdsSide(distance: d, reach: reach, accuracy: accuracy, side: run.value.side)
             }
             if silenceHolds {
-                if run.value.silentDeadline == nil {
-                    run.value.silentDeadline = t.addingTimeInterval(
-                        max(h.confirmationSeconds, h.silenceConfirmationSeconds))
-                }
                 // Only a change confirmed on the clock reports this fix, and only while a
                 // deadline is set, so the fix is kept only then.
-                run.value.latestFix = fix
-            } else {
-                run.value.silentDeadline = nil
-                run.value.latestFix = nil
+                run.value.setSilence(
+                    deadline: run.value.silentDeadline
+                        ?? t.addingTimeInterval(max(h.confirmationSeconds, h.silenceConfirmationSeconds)),
+                    latestFix: fix)
+            } else if run.value.isSilent {
+                run.value.setSilence(deadline: nil, latestFix: nil)
             }
             if h.confirms(run.value, at: t) || (fix.trigger == .stay && evidence == run.value.side) {
                 let side = run.value.side, crossing = run.value.crossing

@@ -55,6 +55,9 @@ struct EventSink {
             if ra != rb { return ra < rb }
             return events[a].date < events[b].date
         }
+        // The caller's events often wait with a whole batch's: room for exactly these. (Only into
+        // an empty array: reserving exactly on every call would make a long run of calls quadratic.)
+        if output.isEmpty { output.reserveCapacity(events.count) }
         var order: [Int] = []
         order.reserveCapacity(events.count)
         for index in events.indices {

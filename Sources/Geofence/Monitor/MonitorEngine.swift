@@ -116,20 +116,36 @@ public struct MonitorEngine: Codable, Sendable {
                 identifier: identifier, condition: condition, hysteresis: hysteresis, evaluated: false,
                 state: .unmonitored)
             let event = tracker.reportLimitExceeded(at: now ?? Date(timeIntervalSince1970: 0))
-            trackers.append(tracker)
+            append(tracker)
             return [event]
         }
-        trackers.append(
+        append(
             ConditionTracker(
                 identifier: identifier, condition: condition, hysteresis: hysteresis, evaluated: true,
                 state: assuming == .unmonitored ? .unknown : assuming))
         return []
     }
 
+    /// Adds a tracker, keeping the array's capacity exactly its count: an engine copied for many
+    /// devices (a template) passes its capacity to each device's copy when that copy first changes
+    /// (copy on write keeps the capacity), and the spare room of an array grown by appending would
+    /// be a third more memory for every device.
+    private mutating func append(_ tracker: ConditionTracker) {
+        var exact: [ConditionTracker] = []
+        exact.reserveCapacity(trackers.count + 1)
+        exact.append(contentsOf: trackers)
+        exact.append(tracker)
+        trackers = exact
+    }
+
     /// Removes a condition, its record and any evidence pending for it; unknown identifiers are
     /// ignored.
     public mutating func remove(_ identifier: String) {
-        trackers.removeAll { $0.identifier == identifier }
+        guard trackers.contains(where: { $0.identifier == identifier }) else { return }
+        var exact: [ConditionTracker] = []
+        exact.reserveCapacity(trackers.count - 1)
+        for tracker in trackers where tracker.identifier != identifier { exact.append(tracker) }
+        trackers = exact
     }
 
     /// The identifiers of all conditions, evaluated or not, in the order they were added.

@@ -4,16 +4,71 @@ public import GeofenceInput
 
 /// Everything the engine knows about one device: its monitor (with the fix filter), its visit
 /// detector, and what the rules remember. Saved whole, so a restart goes on where it stopped.
+///
+/// A pipeline's devices are the values of one dictionary, whose storage holds each of them inline,
+/// with room for a third more: the visit detector, several hundred bytes that rules without visits
+/// never use, is kept out of line.
 public struct DeviceEngine: Sendable, Codable {
     /// The monitor, whose filter every fix passes first.
     public var monitor: MonitorEngine
     /// The stay-point detector, when the rules use visits.
-    public var detector: VisitDetector?
+    public var detector: VisitDetector? {
+        get { detectorBox?.detector }
+        set { detectorBox = newValue.map(DetectorBox.init) }
+    }
     /// Cooldowns, reminders, stays and commutes: the device's own, or, for a device of a person
     /// `people:` gives several, a copy of the person's that every one of their devices holds.
     public var rules: RuleState
     /// Place → arrival of the visit going on there, to pair visit starts and ends.
     var openVisits: [String: Date] = [:]
+    private var detectorBox: DetectorBox?
+
+    /// A visit detector kept out of line (it is several hundred bytes), shared by copies of the
+    /// engine until one of them changes it.
+    private final class DetectorBox: @unchecked Sendable {
+        /// Unchecked: changed only while one engine holds the box (`updateDetector`), so accesses
+        /// never overlap, and the dynamic check would cost every fix.
+        @exclusivity(unchecked) var detector: VisitDetector
+        init(_ detector: VisitDetector) { self.detector = detector }
+    }
+
+    init(monitor: MonitorEngine, detector: VisitDetector?, rules: RuleState) {
+        self.monitor = monitor
+        self.rules = rules
+        self.detector = detector
+    }
+
+    /// Runs `body` on the detector where it is stored, copying it first if another copy of the
+    /// engine shares it (a new box for every fix would be an allocation a fix); `nil` without one.
+    mutating func updateDetector<Result>(_ body: (inout VisitDetector) -> Result) -> Result? {
+        guard let box = detectorBox else { return nil }
+        if isKnownUniquelyReferenced(&detectorBox) { return body(&box.detector) }
+        let copy = DetectorBox(box.detector)
+        detectorBox = copy
+        return body(&copy.detector)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case monitor, detector, rules, openVisits
+    }
+
+    /// Decodes an engine saved by any version (the keys are those of its first form).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        monitor = try c.decode(MonitorEngine.self, forKey: .monitor)
+        rules = try c.decode(RuleState.self, forKey: .rules)
+        openVisits = try c.decode([String: Date].self, forKey: .openVisits)
+        detector = try c.decodeIfPresent(VisitDetector.self, forKey: .detector)
+    }
+
+    /// Encodes the engine with the keys, and in the order, it always had.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(monitor, forKey: .monitor)
+        try c.encodeIfPresent(detector, forKey: .detector)
+        try c.encode(rules, forKey: .rules)
+        try c.encode(openVisits, forKey: .openVisits)
+    }
 }
 
 /// The whole saved state of a ``Pipeline``: every device and the engine-level rule state.
@@ -348,9 +403,12 @@ extension DeviceEngine {
     ) {
         output.dropped = monitor.ingest(fix, arrivedAt: arrivedAt, into: &output.events)
         guard output.dropped == nil else { return }
+        // A batch's outputs wait together to be printed or stored: a device's first fixes make an
+        // event for each of its places, and room grown by appending would be half as much again.
+        if output.events.count > 1 { output.placeEvents.reserveCapacity(output.events.count) }
         var visits: [Visit] = []
-        if detector != nil {
-            visits = detector?.ingest(fix) ?? []
+        if let detected = updateDetector({ $0.ingest(fix) }) {
+            visits = detected
             // Stops first: a stop that ended with the fix that also confirms the arrival belongs
             // to the commute that arrival completes.
             observeStops(visits, evaluator: evaluator, output: &output)
@@ -378,8 +436,8 @@ extension DeviceEngine {
     ) {
         guard !rules.openCommutes.isEmpty else { return }
         var stops = visits.filter { $0.departure != nil }.compactMap { RuleEvaluator.Stop($0) }
-        if let current = detector?.currentVisit,
-            let stop = RuleEvaluator.Stop(current, lastSeen: detector?.currentVisitLastFix)
+        if let current = detectorBox?.detector.currentVisit,
+            let stop = RuleEvaluator.Stop(current, lastSeen: detectorBox?.detector.currentVisitLastFix)
         {
             stops.append(stop)
         }
@@ -420,8 +478,7 @@ extension DeviceEngine {
 
     /// Closes the stay the visit detector still holds.
     mutating func finish(evaluator: RuleEvaluator, places: [Place], output: inout PipelineOutput) {
-        guard detector != nil else { return }
-        let visits = detector?.finish() ?? []
+        guard let visits = updateDetector({ $0.finish() }) else { return }
         guard evaluator.rules.visits != nil else { return }
         output.visits = visits
         for visit in output.visits {

@@ -54,20 +54,30 @@ public struct ShardedPipeline: Sendable {
     /// Processes a batch of records, the shards in parallel, and returns each record's output in
     /// the batch's order (`nil` for a record that moves nothing), as one pipeline would.
     public mutating func process(_ records: [InputRecord], arrivedAt: Date?) -> [PipelineOutput?] {
+        process(records, in: records.indices, arrivedAt: arrivedAt)
+    }
+
+    /// Processes the records of `range` as ``process(_:arrivedAt:)`` processes a batch, returning
+    /// their outputs in order: a caller holding a large batch can have its outputs a part at a
+    /// time without copying the part out.
+    public mutating func process(
+        _ records: [InputRecord], in range: Range<Int>, arrivedAt: Date?
+    ) -> [PipelineOutput?] {
         let count = shards.count
-        var merged = [PipelineOutput?](repeating: nil, count: records.count)
+        let first = range.lowerBound
+        var merged = [PipelineOutput?](repeating: nil, count: range.count)
         if count == 1 {
-            for index in records.indices { merged[index] = shards[0].process(records[index], arrivedAt: arrivedAt) }
+            for index in range { merged[index - first] = shards[0].process(records[index], arrivedAt: arrivedAt) }
             return merged
         }
-        let owners = owners(of: records, count: count)
+        let owners = owners(of: records[range], count: count)
         // A batch whose records all go to one shard (one device, or a few that hash alike) is
         // processed here: handing it to a thread would only add the hand-over.
         let busy = Set(owners.lazy.filter { $0 >= 0 })
         if busy.count <= 1 {
             let shard = busy.first ?? 0
-            for index in records.indices where owners[index] == shard {
-                merged[index] = shards[shard].process(records[index], arrivedAt: arrivedAt)
+            for slot in owners.indices where owners[slot] == shard {
+                merged[slot] = shards[shard].process(records[first + slot], arrivedAt: arrivedAt)
             }
             return merged
         }
@@ -80,8 +90,8 @@ public struct ShardedPipeline: Sendable {
             let slots = OutputSlots(buffer: buffer)
             DispatchQueue.concurrentPerform(iterations: count) { shard in
                 var pipeline = box.take(shard: shard)
-                for index in owners.indices where owners[index] == shard {
-                    slots.buffer[index] = pipeline.process(records[index], arrivedAt: arrivedAt)
+                for slot in owners.indices where owners[slot] == shard {
+                    slots.buffer[slot] = pipeline.process(records[first + slot], arrivedAt: arrivedAt)
                 }
                 box.put(shard: shard, pipeline: pipeline)
             }
@@ -90,14 +100,15 @@ public struct ShardedPipeline: Sendable {
         return merged
     }
 
-    /// The shard of each record's device (-1 for a record that moves nothing). Consecutive records
-    /// are usually of one device, so the last name's shard is remembered rather than hashed again.
-    private func owners(of records: [InputRecord], count: Int) -> [Int] {
+    /// The shard of each record's device (-1 for a record that moves nothing), by position in
+    /// `records`. Consecutive records are usually of one device, so the last name's shard is
+    /// remembered rather than hashed again.
+    private func owners(of records: ArraySlice<InputRecord>, count: Int) -> [Int] {
         var owner = [Int](repeating: -1, count: records.count)
         let people = shards[0].rules.people
         var lastName: String?
         var lastShard = -1
-        for (index, record) in records.enumerated() {
+        for (slot, record) in records.enumerated() {
             guard let device = ShardedPipeline.device(of: record, people: people) else { continue }
             if device != lastName {
                 // A person's devices that share their rules go together, to the person's shard.
@@ -105,7 +116,7 @@ public struct ShardedPipeline: Sendable {
                     ofDevice: people.sharingPerson(ofDevice: device) ?? device, count: count)
                 lastName = device
             }
-            owner[index] = lastShard
+            owner[slot] = lastShard
         }
         return owner
     }
