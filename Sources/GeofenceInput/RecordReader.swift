@@ -51,7 +51,9 @@ public struct RecordReader: Sendable {
     public var maxDocumentBytes: Int
     /// How many fixes the newest-first check looks at before deciding.
     static let orderSample = 8
-    /// How many threads decode JSON lines (see ``ParallelLines``); 1 decodes on the reading thread.
+    /// How many threads decode a file's JSON lines (see ``ParallelLines``); 1 decodes on the reading
+    /// thread. Standard input is always decoded on the reading thread: it may be live, and a line
+    /// waiting for a block of others to fill would not be answered as it came.
     public var decodingThreads = 1
 
     /// Makes a reader; nothing is opened until ``read(record:error:note:)``.
@@ -116,7 +118,7 @@ public struct RecordReader: Sendable {
                 error(failure)
             }
         }
-        var parallel = decodingThreads > 1 ? ParallelLines(threads: decodingThreads) : nil
+        var parallel = decodingThreads > 1 && path != "-" ? ParallelLines(threads: decodingThreads) : nil
         // Decodes the lines waiting for the threads and takes their results in input order.
         func flushParallel() throws {
             guard parallel?.hasLines == true else { return }

@@ -69,7 +69,7 @@ enum ReplayCommand: Command {
         defer { printer.flush() }
         var summary = ReplaySummary()
         var reader = RecordReader(path: inputPath, format: format, timeZone: inputTimeZone)
-        // JSON lines are decoded on as many threads as the devices are processed on.
+        // A file's JSON lines are decoded on as many threads as the devices are processed on.
         reader.decodingThreads = threadCount
         printer.header()
         // Records are processed in batches, the devices of a batch in parallel; the outputs come
