@@ -87,11 +87,12 @@ public struct RecordReader: Sendable {
         defer { if descriptor != STDIN_FILENO { close(descriptor) } }
 
         let device = InputReader.recorderDevice(forPath: path) ?? GeoLifeReader.device(forPath: path)
-        var decoder = StreamDecoder(format: format, source: source, timeZone: timeZone, deviceId: device)
+        var intake = Intake(
+            decoder: StreamDecoder(format: format, source: source, timeZone: timeZone, deviceId: device),
+            source: source, maxLineBytes: maxLineBytes,
+            parallel: decodingThreads > 1 && path != "-" ? ParallelLines(threads: decodingThreads) : nil)
         var documentReader: JSONDocumentReader?
         var splitter = LineSplitter(maxLineBytes: maxLineBytes)
-        var order = OrderCheck(sample: Self.orderSample)
-        var tally = InputTally(source: source)
         var document: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         // What the input is: decided from its first bytes unless the format says.
@@ -109,64 +110,18 @@ public struct RecordReader: Sendable {
         }
 
         func take(_ result: Result<InputRecord, RecordError>) throws {
-            switch result {
-            case .success(let value):
-                tally.count(value)
-                try order.take(value, emit: record, note: note)
-            case .failure(let failure):
-                tally.count(failure)
-                error(failure)
-            }
-        }
-        var parallel = decodingThreads > 1 && path != "-" ? ParallelLines(threads: decodingThreads) : nil
-        // Decodes the lines waiting for the threads and takes their results in input order.
-        func flushParallel() throws {
-            guard parallel?.hasLines == true else { return }
-            try parallel?.decode { number, result in
-                tally.lines = number
-                switch result {
-                case .some(let result): try take(result)
-                case .none: break
-                }
-            }
-        }
-        func handle(_ line: RawLine) throws {
-            if parallel != nil {
-                // A JSON line of an input already known to be such lines waits to be decoded with
-                // others on several threads; any other line is read here, after those waiting.
-                if let bytes = line.bytes, line.isASCII, ParallelLines.isJSONObject(bytes),
-                    decoder.readsIndependentJSONLines
-                {
-                    if parallel?.needsDecoder == true { parallel?.decoder = decoder.independentJSONLineDecoder }
-                    parallel?.append(bytes, number: Int(line.number))
-                    if parallel?.isFull == true { try flushParallel() }
-                    return
-                }
-                try flushParallel()
-            }
-            tally.lines = Int(line.number)
-            guard let bytes = line.bytes else {
-                return try take(
-                    .failure(
-                        RecordError(
-                            source: source, line: Int(line.number),
-                            message:
-                                "line of \(line.byteCount) bytes is longer than \(maxLineBytes) bytes; skipped",
-                            kind: .malformed)))
-            }
-            // An ASCII line is read where it lies; any other is made valid UTF-8 first (bad bytes
-            // become U+FFFD), as every line once was.
-            if line.isASCII { return try decoder.decode(bytes: bytes, number: Int(line.number), take) }
-            var text = line.line.text
-            try text.withUTF8 { try decoder.decode(bytes: $0, number: Int(line.number), take) }
+            try intake.take(result, record: record, error: error, note: note)
         }
         func feedDocument(_ bytes: some Collection<UInt8>) throws {
             var results: [Result<InputRecord, RecordError>] = []
-            tally.lines += bytes.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+            intake.tally.lines += bytes.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
             Array(bytes).withUnsafeBufferPointer { buffer in
                 documentReader?.feed(buffer) { results.append($0) }
             }
             for result in results { try take(result) }
+        }
+        func splitLines(_ bytes: some Collection<UInt8>) throws {
+            try splitter.appendRaw(bytes) { try intake.handle($0, record: record, error: error, note: note) }
         }
         while true {
             // A plain read returns what a pipe holds now, so output keeps up with a live stdin.
@@ -202,7 +157,7 @@ public struct RecordReader: Sendable {
                     document = []
                 default:
                     kind = .lines
-                    try splitter.appendRaw(document) { try handle($0) }
+                    try splitLines(document)
                     document = []
                 }
                 continue
@@ -216,13 +171,13 @@ public struct RecordReader: Sendable {
             case .json:
                 try feedDocument(bytes)
             case .lines, .undecided:
-                try splitter.appendRaw(bytes) { try handle($0) }
+                try splitLines(bytes)
             }
         }
         switch kind {
         case .xml:
             let data = Data(document)
-            tally.lines = document.reduce(1) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+            intake.tally.lines = document.reduce(1) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
             let batch = InputReader.readXML(data, format: format, source: source, deviceId: device)
             for failure in batch.errors { try take(.failure(failure)) }
             for value in batch.records { try take(.success(value)) }
@@ -239,17 +194,121 @@ public struct RecordReader: Sendable {
                     var results: [Result<InputRecord, RecordError>] = []
                     documentReader?.finish { results.append($0) }
                     for result in results { try take(result) }
-                    try order.finish(emit: record, note: note)
-                    return tally
+                    try intake.order.finish(emit: record, note: note)
+                    return intake.tally
                 }
-                try splitter.appendRaw(document) { try handle($0) }
+                try splitLines(document)
             }
-            try splitter.finishRaw { try handle($0) }
-            try flushParallel()
-            for result in decoder.finish() { try take(result) }
+            try splitter.finishRaw { try intake.handle($0, record: record, error: error, note: note) }
+            try intake.flushParallel(record: record, error: error, note: note)
+            for result in intake.decoder.finish() { try take(result) }
         }
-        try order.finish(emit: record, note: note)
-        return tally
+        try intake.order.finish(emit: record, note: note)
+        return intake.tally
+    }
+
+    /// What a read keeps from line to line: the decoder, the tally, the order check and the
+    /// lines waiting for the decoding threads. Its methods change it in place, so a line costs no
+    /// copy of it and no dynamic exclusivity check (the checks that variables captured by the
+    /// read's nested functions took cost several hundred instructions a line).
+    private struct Intake {
+        var decoder: StreamDecoder
+        let source: String
+        let maxLineBytes: Int
+        var parallel: ParallelLines?
+        /// Whether lines go to `parallel`: a constant, so the per-line test reads no state.
+        let decodesInParallel: Bool
+        var order = OrderCheck(sample: RecordReader.orderSample)
+        var tally: InputTally
+
+        init(decoder: StreamDecoder, source: String, maxLineBytes: Int, parallel: ParallelLines?) {
+            self.decoder = decoder
+            self.source = source
+            self.maxLineBytes = maxLineBytes
+            self.parallel = parallel
+            self.decodesInParallel = parallel != nil
+            self.tally = InputTally(source: source)
+        }
+
+        mutating func take(
+            _ result: Result<InputRecord, RecordError>, record: (InputRecord) throws -> Void,
+            error: (RecordError) -> Void, note: (String) -> Void
+        ) throws {
+            try Self.take(result, tally: &tally, order: &order, record: record, error: error, note: note)
+        }
+
+        /// ``take(_:record:error:note:)`` on the two parts it changes, for the decoder's callback,
+        /// which runs while the decoder (another part) is being changed.
+        private static func take(
+            _ result: Result<InputRecord, RecordError>, tally: inout InputTally, order: inout OrderCheck,
+            record: (InputRecord) throws -> Void, error: (RecordError) -> Void, note: (String) -> Void
+        ) throws {
+            switch result {
+            case .success(let value):
+                tally.count(value)
+                try order.take(value, emit: record, note: note)
+            case .failure(let failure):
+                tally.count(failure)
+                error(failure)
+            }
+        }
+
+        /// Decodes the lines waiting for the threads and takes their results in input order.
+        mutating func flushParallel(
+            record: (InputRecord) throws -> Void, error: (RecordError) -> Void, note: (String) -> Void
+        ) throws {
+            guard decodesInParallel, parallel?.hasLines == true, var waiting = parallel else { return }
+            // Taken out while it hands its results to `take`, which changes the rest of `self`.
+            parallel = nil
+            defer { parallel = waiting }
+            try waiting.decode { number, result in
+                tally.lines = number
+                if let result { try take(result, record: record, error: error, note: note) }
+            }
+        }
+
+        mutating func handle(
+            _ line: RawLine, record: (InputRecord) throws -> Void, error: (RecordError) -> Void,
+            note: (String) -> Void
+        ) throws {
+            if decodesInParallel {
+                // A JSON line of an input already known to be such lines waits to be decoded with
+                // others on several threads; any other line is read here, after those waiting.
+                if let bytes = line.bytes, line.isASCII, ParallelLines.isJSONObject(bytes),
+                    decoder.readsIndependentJSONLines
+                {
+                    if parallel?.needsDecoder == true { parallel?.decoder = decoder.independentJSONLineDecoder }
+                    parallel?.append(bytes, number: Int(line.number))
+                    if parallel?.isFull == true { try flushParallel(record: record, error: error, note: note) }
+                    return
+                }
+                try flushParallel(record: record, error: error, note: note)
+            }
+            tally.lines = Int(line.number)
+            guard let bytes = line.bytes else {
+                return try take(
+                    .failure(
+                        RecordError(
+                            source: source, line: Int(line.number),
+                            message:
+                                "line of \(line.byteCount) bytes is longer than \(maxLineBytes) bytes; skipped",
+                            kind: .malformed)),
+                    record: record, error: error, note: note)
+            }
+            // An ASCII line is read where it lies; any other is made valid UTF-8 first (bad bytes
+            // become U+FFFD), as every line once was.
+            if line.isASCII {
+                return try decoder.decode(bytes: bytes, number: Int(line.number)) {
+                    try Self.take($0, tally: &tally, order: &order, record: record, error: error, note: note)
+                }
+            }
+            var text = line.line.text
+            try text.withUTF8 { utf8 in
+                try decoder.decode(bytes: utf8, number: Int(line.number)) {
+                    try Self.take($0, tally: &tally, order: &order, record: record, error: error, note: note)
+                }
+            }
+        }
     }
 
     private func unreadable(_ message: String) -> RecordError {

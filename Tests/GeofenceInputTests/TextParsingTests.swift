@@ -34,6 +34,52 @@ import Testing
         #expect(number(text)?.bitPattern == expected.bitPattern)
     }
 
+    /// The value the JSON scanner computes as it checks a number's digits.
+    private func scanned(_ text: String) throws -> Double {
+        var line = Array(#"{"altitude":"#.utf8) + Array(text.utf8) + [UInt8(ascii: "}")]
+        var tokens = [JSONToken](repeating: .absent, count: JSONKey.allCases.count)
+        try line.withUnsafeMutableBufferPointer { bytes in
+            try tokens.withUnsafeMutableBufferPointer { tokens in
+                try FlatJSONScanner.scan(UnsafeBufferPointer(bytes), start: 0, end: bytes.count, into: tokens)
+            }
+        }
+        let token = tokens[JSONKey.altitude.rawValue]
+        try #require(token.kind == .number)
+        return token.value
+    }
+
+    @Test(arguments: [
+        "0", "-0", "1", "47.3769", "-122.4194", "7.038471899999999", "46.51694570000001", "1e1", "-9.5e1",
+        "1.7e12", "0.1", "0.000001", "123456789012345678", "1234567890123456789012", "2.2250738585072014e-308",
+        "1e400", "1700000000123", "0.30000000000000004", "9007199254740993", "1E-7", "9007199254740995",
+        "9007199254740997", "18014398509481986", "18014398509481990", "9223372036854775807",
+        "1844674407370955161e-3", "47.370123456789012", "-8.5412345678901234",
+        "0.1000000000000000055511151231257827", "1.00000000000000011102230246251565404e0",
+        "4.9406564584124654e-324", "1.7976931348623157e308", "12345678.12345678", "0.000000001234567891",
+        "123456789012.5", "0.0000000000000000000000012345", "99999999.99999999", "-0.00000000", "10000000",
+        "8.0", "1e+5", "1E-05", "0e0", "-0.0e-0", "0.00000000000000000000000000000000000000000001",
+    ])
+    func scansJSONNumbersToTheStandardLibrarysValue(_ text: String) throws {
+        let expected = try #require(Double(text))
+        #expect(try scanned(text).bitPattern == expected.bitPattern)
+    }
+
+    @Test func scansRandomJSONNumbersExactly() throws {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let value = Double.random(in: -1e7...1e7, using: &generator)
+            let tiny = value * 1e-30
+            for text in [value.description, String(format: "%.7f", value), String(format: "%.3e", value), tiny.description] {
+                #expect(try scanned(text) == Double(text), "\(text)")
+            }
+        }
+    }
+
+    @Test(arguments: ["-", "1.", "1.e5", "1e", "1e+", "-x", "01"])
+    func theScannerRefusesWhatJSONDoesNotCallANumber(_ text: String) {
+        #expect(throws: JSONSyntaxError.self) { try scanned(text) }
+    }
+
     @Test func readsRandomCoordinatesExactly() {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<20_000 {

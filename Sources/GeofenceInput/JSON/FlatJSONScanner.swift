@@ -12,6 +12,9 @@ struct JSONToken {
     var hasEscapes: Bool
     /// For a boolean, its value.
     var bool: Bool
+    /// For a number the scanner read, its value (computed as its digits were checked, so that they
+    /// are looked at once); NaN where the value was not computed, which no JSON number is.
+    var value: Double = .nan
 
     static let absent = JSONToken(kind: .absent, start: 0, end: 0, hasEscapes: false, bool: false)
 }
@@ -104,8 +107,8 @@ struct FlatJSONScanner {
             let escaped = try scanString()
             return JSONToken(kind: .string, start: start + 1, end: i - 1, hasEscapes: escaped, bool: false)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            try scanNumber()
-            return JSONToken(kind: .number, start: start, end: i, hasEscapes: false, bool: false)
+            let value = try scanNumber()
+            return JSONToken(kind: .number, start: start, end: i, hasEscapes: false, bool: false, value: value)
         case UInt8(ascii: "t"):
             try scanLiteral("true")
             return JSONToken(kind: .bool, start: start, end: i, hasEscapes: false, bool: true)
@@ -225,25 +228,54 @@ struct FlatJSONScanner {
         }
     }
 
-    private mutating func scanNumber() throws(JSONSyntaxError) {
-        if bytes[i] == UInt8(ascii: "-") { i += 1 }
+    /// Moves past a number at `i`, checking it against JSON's grammar, and returns its value: the
+    /// digits are gathered as they are checked (eight at a time where they can be), and the value
+    /// composed from them (``NumberText/compose(_:exponent:negative:significantDigits:)``), the
+    /// text parsed exactly only where that cannot say.
+    private mutating func scanNumber() throws(JSONSyntaxError) -> Double {
+        let start = i
+        let negative = bytes[i] == UInt8(ascii: "-")
+        if negative { i += 1 }
         guard i < end, isDigit(bytes[i]) else { throw fail("expected a digit") }
+        var mantissa: UInt64 = 0
+        // JSON allows no leading zero but the single one before a fraction ("0.00012"), whose
+        // fraction's own leading zeros carry no digit of the value either.
+        var leadingZeros = 0
+        var digits = 0
         if bytes[i] == UInt8(ascii: "0") {
             i += 1
+            leadingZeros = 1
+            digits = 1
         } else {
-            while i < end, isDigit(bytes[i]) { i += 1 }
+            let integerStart = i
+            NumberText.accumulateDigits(bytes, &i, end, into: &mantissa)
+            digits = i - integerStart
         }
+        var exponent = 0
         if i < end, bytes[i] == UInt8(ascii: ".") {
             i += 1
-            guard i < end, isDigit(bytes[i]) else { throw fail("expected a digit after '.'") }
-            while i < end, isDigit(bytes[i]) { i += 1 }
+            let fractionStart = i
+            NumberText.accumulateDigits(bytes, &i, end, into: &mantissa)
+            let fractionDigits = i - fractionStart
+            guard fractionDigits > 0 else { throw fail("expected a digit after '.'") }
+            if leadingZeros == 1 {
+                while leadingZeros <= fractionDigits, bytes[fractionStart + leadingZeros - 1] == UInt8(ascii: "0") {
+                    leadingZeros += 1
+                }
+            }
+            digits += fractionDigits
+            exponent = -fractionDigits
         }
         if i < end, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
             i += 1
-            if i < end, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
-            guard i < end, isDigit(bytes[i]) else { throw fail("expected a digit in the exponent") }
-            while i < end, isDigit(bytes[i]) { i += 1 }
+            guard let written = NumberText.accumulateExponent(bytes, &i, end) else {
+                throw fail("expected a digit in the exponent")
+            }
+            exponent += written
         }
+        return NumberText.compose(
+            mantissa, exponent: exponent, negative: negative, significantDigits: digits - leadingZeros)
+            ?? NumberText.slowParse(bytes, start, i) ?? .nan
     }
 
     private mutating func scanLiteral(_ literal: StaticString) throws(JSONSyntaxError) {

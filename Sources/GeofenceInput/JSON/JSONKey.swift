@@ -35,7 +35,23 @@ enum JSONKey: Int, CaseIterable {
 
         /// The name in `bytes[start..<end]`, which must be 1 to 24 bytes long.
         init(_ bytes: UnsafeRawBufferPointer, _ start: Int, _ end: Int) {
-            length = end - start
+            let length = end - start
+            self.length = length
+            // Whole words are loaded where the buffer has them (a name is followed by at least its
+            // quote, colon and value, so it nearly always does) and the bytes past the name masked
+            // off; near the buffer's end the bytes are copied one by one.
+            if let base = bytes.baseAddress, start + (length + 7) & ~7 <= bytes.count {
+                func word(_ index: Int) -> UInt64 {
+                    let count = length - 8 * index
+                    guard count > 0 else { return 0 }
+                    let loaded = (base + start + 8 * index).loadUnaligned(as: UInt64.self)
+                    guard count < 8 else { return loaded }
+                    // The name's first bytes are the low ones of the little-endian value.
+                    return (UInt64(littleEndian: loaded) & (1 << UInt64(8 * count) - 1)).littleEndian
+                }
+                words = (word(0), word(1), word(2))
+                return
+            }
             var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
             withUnsafeMutableBytes(of: &words) { out in
                 out.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[start..<end]))

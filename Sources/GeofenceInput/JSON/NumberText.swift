@@ -59,27 +59,24 @@ enum NumberText {
         guard sawDigit else { return slowParse(bytes, start, end) }
         if i < end, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
             i += 1
-            var exponentNegative = false
-            if i < end, bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+") {
-                exponentNegative = bytes[i] == UInt8(ascii: "-")
-                i += 1
-            }
-            var written = 0
-            var sawExponentDigit = false
-            while i < end, let digit = digitValue(bytes[i]) {
-                sawExponentDigit = true
-                if written < 10_000 { written = written * 10 + digit }
-                i += 1
-            }
-            guard sawExponentDigit else { return nil }
-            exponent += exponentNegative ? -written : written
+            guard let written = accumulateExponent(bytes, &i, end) else { return nil }
+            exponent += written
         }
         guard i == end else { return slowParse(bytes, start, end) }
-        // 19 digits always fit in UInt64; past that the wrapping arithmetic above lost digits.
-        guard significantDigits <= 19 else { return slowParse(bytes, start, end) }
+        return compose(mantissa, exponent: exponent, negative: negative, significantDigits: significantDigits)
+            ?? slowParse(bytes, start, end)
+    }
+
+    /// The value of `mantissa` x 10^`exponent` (negated if `negative`), correctly rounded, from
+    /// the digits a scan gathered; `nil` when the fast methods cannot say (more than 19
+    /// significant digits, which the wrapping mantissa lost, or a case Eisel-Lemire leaves open),
+    /// and the caller parses the text exactly.
+    static func compose(_ mantissa: UInt64, exponent: Int, negative: Bool, significantDigits: Int) -> Double? {
+        // 19 digits always fit in UInt64; past that the wrapping arithmetic lost digits.
+        guard significantDigits <= 19 else { return nil }
         if mantissa == 0 { return negative ? -0.0 : 0.0 }
         guard mantissa <= 1 << 53, (-22...22).contains(exponent) else {
-            guard let value = eiselLemire(mantissa, exponent) else { return slowParse(bytes, start, end) }
+            guard let value = eiselLemire(mantissa, exponent) else { return nil }
             return negative ? -value : value
         }
         var value = Double(mantissa)
@@ -89,6 +86,26 @@ enum NumberText {
             value *= exactPowersOfTen[exponent]
         }
         return negative ? -value : value
+    }
+
+    /// Reads an exponent's optional sign and digits at `i` (just after the `e`); `nil` when no
+    /// digit follows. Exponents are capped near 10,000, far past any that gives a finite non-zero
+    /// double, so a long run of digits cannot overflow.
+    static func accumulateExponent(_ bytes: UnsafeBufferPointer<UInt8>, _ i: inout Int, _ end: Int) -> Int? {
+        var negative = false
+        if i < end, bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+") {
+            negative = bytes[i] == UInt8(ascii: "-")
+            i += 1
+        }
+        var written = 0
+        var sawDigit = false
+        while i < end, let digit = digitValue(bytes[i]) {
+            sawDigit = true
+            if written < 10_000 { written = written * 10 + digit }
+            i += 1
+        }
+        guard sawDigit else { return nil }
+        return negative ? -written : written
     }
 
     /// `digits` x 10^`exponent` correctly rounded, or `nil` when the exponent is outside the table
@@ -230,7 +247,7 @@ enum NumberText {
 
     /// Reads the decimal digits at `i` onto `mantissa` (which wraps past 19 digits: the caller
     /// counts the digits and takes the exact path then), eight at a time where it can.
-    private static func accumulateDigits(
+    static func accumulateDigits(
         _ bytes: UnsafeBufferPointer<UInt8>, _ i: inout Int, _ end: Int, into mantissa: inout UInt64
     ) {
         if let base = bytes.baseAddress {
@@ -273,7 +290,7 @@ enum NumberText {
         byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") ? Int(byte &- UInt8(ascii: "0")) : nil
     }
 
-    private static func slowParse(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
+    static func slowParse(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
         Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
     }
 }

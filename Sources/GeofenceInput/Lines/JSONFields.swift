@@ -51,6 +51,7 @@ struct JSONFields {
         case .absent, .null:
             return nil
         case .number:
+            if !token.value.isNaN { return token.value }
             if let value = NumberText.parse(bytes, token.start, token.end) { return value }
         case .string where lenient && !token.hasEscapes:
             var start = token.start
