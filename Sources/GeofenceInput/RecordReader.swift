@@ -218,6 +218,12 @@ public struct RecordReader: Sendable {
         var parallel: ParallelLines?
         /// Whether lines go to `parallel`: a constant, so the per-line test reads no state.
         let decodesInParallel: Bool
+        /// How many lines `parallel` holds, and whether it has its decoder: kept here, because
+        /// asking the optional `parallel` copies it.
+        private var waitingLines = 0
+        private var parallelHasDecoder = false
+        /// The lines `parallel` takes before they are decoded: a block for each thread.
+        private let parallelCapacity: Int
         var order = OrderCheck(sample: RecordReader.orderSample)
         var tally: InputTally
 
@@ -227,6 +233,7 @@ public struct RecordReader: Sendable {
             self.maxLineBytes = maxLineBytes
             self.parallel = parallel
             self.decodesInParallel = parallel != nil
+            self.parallelCapacity = (parallel?.threads ?? 1) * ParallelLines.blockLines
             self.tally = InputTally(source: source)
         }
 
@@ -257,9 +264,10 @@ public struct RecordReader: Sendable {
         mutating func flushParallel(
             record: (InputRecord) throws -> Void, error: (RecordError) -> Void, note: (String) -> Void
         ) throws {
-            guard decodesInParallel, parallel?.hasLines == true, var waiting = parallel else { return }
+            guard decodesInParallel, waitingLines > 0, var waiting = parallel else { return }
             // Taken out while it hands its results to `take`, which changes the rest of `self`.
             parallel = nil
+            waitingLines = 0
             defer { parallel = waiting }
             try waiting.decode { number, result in
                 tally.lines = number
@@ -277,9 +285,15 @@ public struct RecordReader: Sendable {
                 if let bytes = line.bytes, line.isASCII, ParallelLines.isJSONObject(bytes),
                     decoder.readsIndependentJSONLines
                 {
-                    if parallel?.needsDecoder == true { parallel?.decoder = decoder.independentJSONLineDecoder }
+                    if !parallelHasDecoder {
+                        parallel?.decoder = decoder.independentJSONLineDecoder
+                        parallelHasDecoder = true
+                    }
                     parallel?.append(bytes, number: Int(line.number))
-                    if parallel?.isFull == true { try flushParallel(record: record, error: error, note: note) }
+                    waitingLines += 1
+                    if waitingLines >= parallelCapacity {
+                        try flushParallel(record: record, error: error, note: note)
+                    }
                     return
                 }
                 try flushParallel(record: record, error: error, note: note)
@@ -330,12 +344,11 @@ struct ParallelLines {
         var ends: [(end: Int, number: Int)] = []
     }
 
-    private let threads: Int
+    let threads: Int
     private var blocks: [Block]
     private var current = 0
     /// The decoder each thread copies, set before the first line is appended.
     var decoder: LineDecoder?
-    var needsDecoder: Bool { decoder == nil }
 
     init(threads: Int) {
         self.threads = threads
@@ -352,11 +365,6 @@ struct ParallelLines {
         return start < end && bytes[start] == UInt8(ascii: "{")
     }
 
-    var hasLines: Bool { !blocks[0].ends.isEmpty }
-
-    /// Whether every thread has a full block.
-    var isFull: Bool { current == threads - 1 && blocks[current].ends.count >= Self.blockLines }
-
     /// Keeps a line (copied) until ``decode(_:)``.
     mutating func append(_ line: UnsafeBufferPointer<UInt8>, number: Int) {
         if blocks[current].ends.count >= Self.blockLines { current += 1 }
@@ -369,12 +377,13 @@ struct ParallelLines {
     mutating func decode(_ take: (Int, Result<InputRecord, RecordError>?) throws -> Void) rethrows {
         guard let template = decoder else { return }
         let used = current + 1
-        let results = Self.decoded(blocks, count: used, template: template)
+        var results = Self.decoded(blocks, count: used, template: template)
         for index in 0..<used {
-            // Read in place: a record is a large value, and each copy of it costs a memcpy.
-            try results[index].withUnsafeBufferPointer { decoded in
+            // Each result is moved out where it lies (a record is a large value, and a copy of it
+            // costs a memcpy and its references' counts).
+            try results[index].withUnsafeMutableBufferPointer { decoded in
                 try blocks[index].ends.withUnsafeBufferPointer { ends in
-                    for line in decoded.indices { try take(ends[line].number, decoded[line]) }
+                    for line in decoded.indices { try take(ends[line].number, decoded[line].take()) }
                 }
             }
             blocks[index].bytes.removeAll(keepingCapacity: true)

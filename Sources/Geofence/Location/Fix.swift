@@ -6,22 +6,44 @@ public import Foundation
 /// Only the time and the coordinate are always known. Everything else is optional because real
 /// trackers leave it out: OwnTracks may send no accuracy, GPX has no speed, CSV exports vary.
 public struct Fix: Hashable, Sendable, Codable {
+    // The optional numbers are kept in eight bytes each, not nine padded to sixteen (a fix is
+    // copied between every stage of reading and deciding): 128 bytes in all, 176 before.
+    private var stored = Compact()
+
     /// When the position was measured (not when it arrived).
     public var timestamp: Date
     /// Where the device was.
     public var coordinate: Coordinate
     /// Radius of the 68% confidence circle in metres, if the tracker sent one.
-    public var horizontalAccuracy: Double?
+    public var horizontalAccuracy: Double? {
+        get { stored.horizontalAccuracy.double }
+        set { stored.horizontalAccuracy = CompactOptional(newValue) }
+    }
     /// Altitude above the WGS84 ellipsoid or sea level, as the tracker reports it, in metres.
-    public var altitude: Double?
+    public var altitude: Double? {
+        get { stored.altitude.double }
+        set { stored.altitude = CompactOptional(newValue) }
+    }
     /// Altitude uncertainty in metres.
-    public var verticalAccuracy: Double?
+    public var verticalAccuracy: Double? {
+        get { stored.verticalAccuracy.double }
+        set { stored.verticalAccuracy = CompactOptional(newValue) }
+    }
     /// Ground speed in metres per second.
-    public var speed: Double?
+    public var speed: Double? {
+        get { stored.speed.double }
+        set { stored.speed = CompactOptional(newValue) }
+    }
     /// Direction of travel in degrees clockwise from true north.
-    public var course: Double?
+    public var course: Double? {
+        get { stored.course.double }
+        set { stored.course = CompactOptional(newValue) }
+    }
     /// Building floor, where known.
-    public var floor: Int?
+    public var floor: Int? {
+        get { stored.floor }
+        set { stored.floor = newValue }
+    }
     /// Which device sent the fix, for inputs that carry several.
     public var deviceId: String?
     /// A free-form label from the tracker (OwnTracks `tid`, a logger's tag).
@@ -32,9 +54,15 @@ public struct Fix: Hashable, Sendable, Codable {
     /// A distance-triggered tracker reports once the device has moved this far, so its silence is
     /// evidence that the device stayed within it: OwnTracks on iOS in move mode (`m: 2`) reports
     /// every 100 m, in significant-changes mode (`m: 1`) after 500 m.
-    public var silentWithinMeters: Double?
+    public var silentWithinMeters: Double? {
+        get { stored.silentWithinMeters.double }
+        set { stored.silentWithinMeters = CompactOptional(newValue) }
+    }
     /// Why the tracker sent this fix, when it says; `nil` when it does not.
-    public var trigger: Trigger?
+    public var trigger: Trigger? {
+        get { stored.trigger }
+        set { stored.trigger = newValue }
+    }
     /// The tracker's own regions it says the device is in (OwnTracks `inregions`, by name); `nil`
     /// when it does not say. A condition named here takes the fix as evidence of inside whatever
     /// its position; one not named learns nothing from the list (the tracker may not watch it).
@@ -79,5 +107,85 @@ public struct Fix: Hashable, Sendable, Codable {
     private static func known(_ value: Double?) -> Double? {
         guard let value, value.isFinite, value >= 0 else { return nil }
         return value
+    }
+
+    /// The optional fields of fixed size, together so that the small ones share one word.
+    private struct Compact: Sendable {
+        var horizontalAccuracy = CompactOptional(nil as Double?)
+        var altitude = CompactOptional(nil as Double?)
+        var verticalAccuracy = CompactOptional(nil as Double?)
+        var speed = CompactOptional(nil as Double?)
+        var course = CompactOptional(nil as Double?)
+        var silentWithinMeters = CompactOptional(nil as Double?)
+        var floor: Int?
+        var trigger: Trigger?
+    }
+
+    // Equality, hashing and coding are those the compiler gave the fix when every field was
+    // stored as it is declared: fields compared as values (so 0 and -0 are equal), and coded under
+    // their names in declaration order, the absent ones left out.
+
+    public static func == (a: Fix, b: Fix) -> Bool {
+        a.timestamp == b.timestamp && a.coordinate == b.coordinate
+            && a.horizontalAccuracy == b.horizontalAccuracy && a.altitude == b.altitude
+            && a.verticalAccuracy == b.verticalAccuracy && a.speed == b.speed && a.course == b.course
+            && a.floor == b.floor && a.deviceId == b.deviceId && a.label == b.label
+            && a.silentWithinMeters == b.silentWithinMeters && a.trigger == b.trigger && a.regions == b.regions
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(timestamp)
+        hasher.combine(coordinate)
+        hasher.combine(horizontalAccuracy)
+        hasher.combine(altitude)
+        hasher.combine(verticalAccuracy)
+        hasher.combine(speed)
+        hasher.combine(course)
+        hasher.combine(floor)
+        hasher.combine(deviceId)
+        hasher.combine(label)
+        hasher.combine(silentWithinMeters)
+        hasher.combine(trigger)
+        hasher.combine(regions)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case timestamp, coordinate, horizontalAccuracy, altitude, verticalAccuracy, speed, course, floor
+        case deviceId, label, silentWithinMeters, trigger, regions
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        timestamp = try c.decode(Date.self, forKey: .timestamp)
+        coordinate = try c.decode(Coordinate.self, forKey: .coordinate)
+        // Set as decoded, as the compiler's decoding did: the initialiser's clean-up is not applied.
+        horizontalAccuracy = try c.decodeIfPresent(Double.self, forKey: .horizontalAccuracy)
+        altitude = try c.decodeIfPresent(Double.self, forKey: .altitude)
+        verticalAccuracy = try c.decodeIfPresent(Double.self, forKey: .verticalAccuracy)
+        speed = try c.decodeIfPresent(Double.self, forKey: .speed)
+        course = try c.decodeIfPresent(Double.self, forKey: .course)
+        floor = try c.decodeIfPresent(Int.self, forKey: .floor)
+        deviceId = try c.decodeIfPresent(String.self, forKey: .deviceId)
+        label = try c.decodeIfPresent(String.self, forKey: .label)
+        silentWithinMeters = try c.decodeIfPresent(Double.self, forKey: .silentWithinMeters)
+        trigger = try c.decodeIfPresent(Trigger.self, forKey: .trigger)
+        regions = try c.decodeIfPresent([String].self, forKey: .regions)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(timestamp, forKey: .timestamp)
+        try c.encode(coordinate, forKey: .coordinate)
+        try c.encodeIfPresent(horizontalAccuracy, forKey: .horizontalAccuracy)
+        try c.encodeIfPresent(altitude, forKey: .altitude)
+        try c.encodeIfPresent(verticalAccuracy, forKey: .verticalAccuracy)
+        try c.encodeIfPresent(speed, forKey: .speed)
+        try c.encodeIfPresent(course, forKey: .course)
+        try c.encodeIfPresent(floor, forKey: .floor)
+        try c.encodeIfPresent(deviceId, forKey: .deviceId)
+        try c.encodeIfPresent(label, forKey: .label)
+        try c.encodeIfPresent(silentWithinMeters, forKey: .silentWithinMeters)
+        try c.encodeIfPresent(trigger, forKey: .trigger)
+        try c.encodeIfPresent(regions, forKey: .regions)
     }
 }

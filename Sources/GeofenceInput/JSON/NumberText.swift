@@ -246,38 +246,62 @@ enum NumberText {
     ]
 
     /// Reads the decimal digits at `i` onto `mantissa` (which wraps past 19 digits: the caller
-    /// counts the digits and takes the exact path then), eight at a time where it can.
+    /// counts the digits and takes the exact path then), eight bytes at a time where the buffer
+    /// has eight left: a word's leading run of digits, whole or not, is valued in one step.
+    @inline(__always)
     static func accumulateDigits(
         _ bytes: UnsafeBufferPointer<UInt8>, _ i: inout Int, _ end: Int, into mantissa: inout UInt64
     ) {
+        var j = i
+        defer { i = j }
         if let base = bytes.baseAddress {
-            while i + 8 <= end {
-                let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-                guard let eight = eightDigits(word) else { break }
-                mantissa = mantissa &* 100_000_000 &+ eight
-                i += 8
+            while j + 8 <= end {
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + j).loadUnaligned(as: UInt64.self))
+                let count = leadingDigits(word)
+                if count == 8 {
+                    mantissa = mantissa &* 100_000_000 &+ eightDigitsValue(word)
+                    j += 8
+                    continue
+                }
+                if count > 0 {
+                    // The run moved to the top bytes, '0's shifted in below it: the same number.
+                    let shift = UInt64(8 * (8 - count))
+                    let padded = word << shift | zeros >> UInt64(8 * count)
+                    mantissa = mantissa &* powersOfTenInteger[count] &+ eightDigitsValue(padded)
+                    j += count
+                }
+                return
             }
         }
-        while i < end {
-            let digit = bytes[i] &- UInt8(ascii: "0")
+        while j < end {
+            let digit = bytes[j] &- UInt8(ascii: "0")
             guard digit < 10 else { return }
             mantissa = mantissa &* 10 &+ UInt64(digit)
-            i += 1
+            j += 1
         }
     }
 
-    /// The value of eight ASCII digits loaded little-endian into `word` (the first digit in the
-    /// lowest byte), or `nil` when any byte is not a digit.
+    private static let zeros: UInt64 = 0x3030_3030_3030_3030
+    private static let powersOfTenInteger: [UInt64] = [1, 10, 100, 1000, 10_000, 100_000, 1_000_000, 10_000_000]
+
+    /// How many of the eight bytes of `word` (the first byte in the lowest), from the first, are
+    /// ASCII digits.
     ///
-    /// Each byte minus '0' must be below 10: no byte may have bits above 0x3F set after taking
-    /// 0x30 away, nor reach 0x0A (adding 6 would carry into the high nibble). The digits are then
-    /// combined in three steps of pairs (tens, hundreds of pairs, ten-thousands of quads).
-    private static func eightDigits(_ word: UInt64) -> UInt64? {
-        let zeros: UInt64 = 0x3030_3030_3030_3030
+    /// A byte is a digit when its high nibble is 3 and adding 6 to it does not carry out of its low
+    /// nibble. The addition can carry into the byte above one that is not a digit, which only
+    /// concerns bytes after the first that is not.
+    @inline(__always)
+    static func leadingDigits(_ word: UInt64) -> Int {
+        let highNibbles: UInt64 = 0xF0F0_F0F0_F0F0_F0F0
+        let notDigits = ((word & highNibbles) ^ zeros) | (((word &+ 0x0606_0606_0606_0606) & highNibbles) ^ zeros)
+        return notDigits.trailingZeroBitCount / 8
+    }
+
+    /// The value of eight ASCII digits in `word` (the first digit in the lowest byte), combined in
+    /// three steps of pairs (tens, hundreds of pairs, ten-thousands of quads).
+    @inline(__always)
+    private static func eightDigitsValue(_ word: UInt64) -> UInt64 {
         let values = word &- zeros
-        guard (word & 0xF0F0_F0F0_F0F0_F0F0) == zeros,
-            ((word &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0) == zeros
-        else { return nil }
         // Pairs: byte k holds 10 * d(k) + d(k+1) for even k.
         let pairs = (values &* 10 &+ (values >> 8)) & 0x00FF_00FF_00FF_00FF
         // Quads: 100 * pair + next pair.
