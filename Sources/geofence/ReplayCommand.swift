@@ -78,14 +78,13 @@ enum ReplayCommand: Command {
             var start = batch.startIndex
             while start < batch.endIndex {
                 let end = min(start + ReplayCommand.outputChunk, batch.endIndex)
-                let outputs = pipeline.process(batch, in: start..<end, arrivedAt: nil)
-                for index in outputs.indices {
-                    guard let output = outputs[index] else {
+                pipeline.process(batch, in: start..<end, arrivedAt: nil) { position, output in
+                    guard let output else {
                         summary.ignored += 1
-                        continue
+                        return
                     }
                     summary.count(output)
-                    if let reason = output.dropped, verbose, let fix = batch[start + index].fix {
+                    if let reason = output.dropped, verbose, let fix = batch[position].fix {
                         printer.dropped(fix, reason: reason)
                     }
                     printer.print(output)

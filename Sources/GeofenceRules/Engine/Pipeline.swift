@@ -140,6 +140,23 @@ public struct Pipeline: Sendable {
     private var placesByPerson: [String: [Place]] = [:]
     /// The places of a person no `who:` names.
     private var everyonesPlaces: [Place] = []
+    /// The device of the last fix, and where its engine is: fixes come mostly in runs of one
+    /// device, and the next fix of the same device then finds its engine, its one name and its
+    /// places without hashing its name. Forgotten whenever a device is added (which may move every
+    /// engine, and makes positions taken before invalid) and when the rules change.
+    private var recent: RecentDevice?
+
+    /// A device as a fix names it, resolved: see `recent`.
+    private struct RecentDevice: Sendable {
+        /// The name the fix gave (an alias `people:` declares, perhaps).
+        var given: String
+        /// The device's one name.
+        var name: String
+        /// Its engine's position in `state.devices`.
+        var index: [String: DeviceEngine].Index
+        /// The places its visits are matched against.
+        var places: [Place]
+    }
 
     /// Makes a pipeline, going on from a saved state if there is one.
     public init(rules: RulesFile, state: PipelineState = PipelineState()) {
@@ -195,6 +212,7 @@ public struct Pipeline: Sendable {
     public mutating func replaceRules(_ newRules: RulesFile) {
         let old = rules
         rules = newRules
+        recent = nil
         evaluator = RuleEvaluator(rules: newRules)
         setTemplates()
         for (name, device) in state.devices {
@@ -269,21 +287,29 @@ public struct Pipeline: Sendable {
     /// Processes one fix. Its device is named by the rules' `people:` (an OwnTracks tid or another
     /// alias becomes the device's one name), so a phone is one device however its fixes arrive.
     public mutating func process(_ fix: Fix, arrivedAt: Date?) -> PipelineOutput {
-        let name = rules.people.device(fix.deviceId ?? fix.label ?? Pipeline.defaultDevice)
+        let device = device(given: fix.deviceId ?? fix.label ?? Pipeline.defaultDevice)
         guard rules.people.sharesRules else {
             // The path of almost every fix: no person's rules to share, nothing to copy.
-            let index = deviceIndex(named: name)
-            var output = PipelineOutput(device: name)
-            state.devices.values[index].ingest(
-                fix, arrivedAt: arrivedAt, evaluator: evaluator, places: places(forDevice: name),
-                output: &output)
+            var output = PipelineOutput(device: device.name)
+            state.devices.values[device.index].ingest(
+                fix, arrivedAt: arrivedAt, evaluator: evaluator, places: device.places, output: &output)
             return output
         }
-        let places = places(forDevice: name)
         let evaluator = evaluator
-        return withDevice(named: name) { device, output in
-            device.ingest(fix, arrivedAt: arrivedAt, evaluator: evaluator, places: places, output: &output)
+        return withDevice(named: device.name) { engine, output in
+            engine.ingest(fix, arrivedAt: arrivedAt, evaluator: evaluator, places: device.places, output: &output)
         }
+    }
+
+    /// The device a fix names by `given`, resolved through `people:`, with its engine (made first
+    /// if the device is new) and its places; the last fix's device is not looked up again.
+    private mutating func device(given: String) -> RecentDevice {
+        if let recent, recent.given == given { return recent }
+        let name = rules.people.device(given)
+        let index = deviceIndex(named: name)
+        let device = RecentDevice(given: given, name: name, index: index, places: places(forDevice: name))
+        recent = device
+        return device
     }
 
     /// Processes a visit delivered by the tracker (not detected here): it moves the monitor and
@@ -341,7 +367,10 @@ public struct Pipeline: Sendable {
 
     /// The position of a device's engine in the state, made first when the device is new.
     private mutating func deviceIndex(named name: String) -> [String: DeviceEngine].Index {
+        if let recent, recent.name == name { return recent.index }
         if let index = state.devices.index(forKey: name) { return index }
+        // Adding a device may move every engine.
+        recent = nil
         var device = newDevice(named: name)
         // A person's new device takes up the rules their other devices share.
         if let person = rules.people.sharingPerson(ofDevice: name) {
