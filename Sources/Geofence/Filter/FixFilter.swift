@@ -271,7 +271,8 @@ public struct FixFilter: Codable, Sendable {
             dropped[reason, default: 0] += 1
             return reason
         }
-        jumpRun.removeAll()
+        // An empty run is left alone: emptying it would release and replace its storage every fix.
+        if !jumpRun.isEmpty { jumpRun.removeAll() }
         accepted += 1
         remember(fix)
         return nil
