@@ -93,8 +93,12 @@ public struct ShardedPipeline: Sendable {
         if busy.count <= 1 {
             let shard = busy.first ?? 0
             for slot in owners.indices {
-                let output = owners[slot] == shard ? shards[shard].process(records[first + slot], arrivedAt: arrivedAt) : nil
-                body(first + slot, output)
+                // The others are records that move nothing.
+                guard owners[slot] == shard else {
+                    body(first + slot, nil)
+                    continue
+                }
+                body(first + slot, shards[shard].process(records[first + slot], arrivedAt: arrivedAt))
             }
             return
         }
