@@ -195,8 +195,8 @@ public struct FixFilter: Codable, Sendable {
     }
 
     /// Keeps `fix` as the last accepted one: its read fields inline, and the fix whole too when it
-    /// has any other. It takes the fix itself, not an optional: wrapping it would copy all of its
-    /// 176 bytes, and unwrapping copy them again, on every accepted fix.
+    /// has any other. It takes the fix itself, not an optional: wrapping it would copy the whole
+    /// fix, and unwrapping copy it again, on every accepted fix.
     private mutating func remember(_ fix: Fix) {
         last = LastFix(
             timestamp: fix.timestamp, coordinate: fix.coordinate, accuracy: CompactOptional(fix.horizontalAccuracy),

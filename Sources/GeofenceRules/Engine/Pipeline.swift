@@ -243,7 +243,7 @@ public struct Pipeline: Sendable {
     /// replay.
     ///
     /// The record is taken, not borrowed, so that its fix is moved out of it rather than copied
-    /// (a fix is 176 bytes, and the caller has made its own copy of the record anyway).
+    /// (a fix is large, and the caller has made its own copy of the record anyway).
     public mutating func process(_ record: consuming InputRecord, arrivedAt: Date?) -> PipelineOutput? {
         switch consume record {
         case .fix(let fix): process(fix, arrivedAt: arrivedAt)
