@@ -75,17 +75,20 @@ enum ReplayCommand: Command {
         // Records are processed in batches, the devices of a batch in parallel; the outputs come
         // back in input order.
         func process(_ batch: [InputRecord]) {
+            // The batch is counted apart and added to `summary` at its end: `summary` is shared with
+            // the reader's escaping closures, so every access to it would be checked at run time.
+            var counts = ReplaySummary()
+            defer { summary.add(counts) }
             var start = batch.startIndex
             while start < batch.endIndex {
                 let end = min(start + ReplayCommand.outputChunk, batch.endIndex)
-                let outputs = pipeline.process(batch, in: start..<end, arrivedAt: nil)
-                for index in outputs.indices {
-                    guard let output = outputs[index] else {
-                        summary.ignored += 1
-                        continue
+                pipeline.process(batch, in: start..<end, arrivedAt: nil) { position, output in
+                    guard let output else {
+                        counts.ignored += 1
+                        return
                     }
-                    summary.count(output)
-                    if let reason = output.dropped, verbose, let fix = batch[start + index].fix {
+                    counts.count(output)
+                    if let reason = output.dropped, verbose, let fix = batch[position].fix {
                         printer.dropped(fix, reason: reason)
                     }
                     printer.print(output)
@@ -156,6 +159,17 @@ struct ReplaySummary: CustomStringConvertible {
         events += output.placeEvents.count
         actions += output.actions.count
         commutes += output.commutes.count
+    }
+
+    /// Adds the counts of another part of the replay.
+    mutating func add(_ other: ReplaySummary) {
+        dropped.merge(other.dropped, uniquingKeysWith: +)
+        events += other.events
+        actions += other.actions
+        commutes += other.commutes
+        errors += other.errors
+        ignored += other.ignored
+        latencies += other.latencies
     }
 
     var description: String {

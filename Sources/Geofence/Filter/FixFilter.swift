@@ -153,17 +153,14 @@ public struct FixFilter: Codable, Sendable {
     /// How many fixes were accepted.
     public private(set) var accepted: Int = 0
     /// The last fix accepted, against which the next is judged.
-    public private(set) var lastAccepted: Fix? {
-        get {
-            guard let last else { return nil }
-            if let whole = lastWhole { return whole.fix }
-            // Set field by field, as they were read: the initialiser would normalise them.
-            var fix = Fix(timestamp: last.timestamp, coordinate: last.coordinate)
-            fix.horizontalAccuracy = last.accuracy.double
-            fix.deviceId = last.deviceId
-            return fix
-        }
-        set { remember(newValue) }
+    public var lastAccepted: Fix? {
+        guard let last else { return nil }
+        if let whole = lastWhole { return whole.fix }
+        // Set field by field, as they were read: the initialiser would normalise them.
+        var fix = Fix(timestamp: last.timestamp, coordinate: last.coordinate)
+        fix.horizontalAccuracy = last.accuracy.double
+        fix.deviceId = last.deviceId
+        return fix
     }
     /// What the filter reads of the last accepted fix, and its device (which every fix of an input
     /// of many devices names), inline: a device's engine is stored inline in its pipeline's
@@ -198,13 +195,9 @@ public struct FixFilter: Codable, Sendable {
     }
 
     /// Keeps `fix` as the last accepted one: its read fields inline, and the fix whole too when it
-    /// has any other.
-    private mutating func remember(_ fix: Fix?) {
-        guard let fix else {
-            last = nil
-            lastWhole = nil
-            return
-        }
+    /// has any other. It takes the fix itself, not an optional: wrapping it would copy the whole
+    /// fix, and unwrapping copy it again, on every accepted fix.
+    private mutating func remember(_ fix: Fix) {
         last = LastFix(
             timestamp: fix.timestamp, coordinate: fix.coordinate, accuracy: CompactOptional(fix.horizontalAccuracy),
             deviceId: fix.deviceId)
@@ -233,7 +226,7 @@ public struct FixFilter: Codable, Sendable {
         accepted = try c.decode(Int.self, forKey: .accepted)
         jumpRun = try c.decode([Fix].self, forKey: .jumpRun)
         reanchored = try c.decode(Int.self, forKey: .reanchored)
-        remember(try c.decodeIfPresent(Fix.self, forKey: .lastAccepted))
+        if let last = try c.decodeIfPresent(Fix.self, forKey: .lastAccepted) { remember(last) }
     }
 
     /// Encodes the filter with the keys, and in the order, it always had.
@@ -271,16 +264,17 @@ public struct FixFilter: Codable, Sendable {
                     jumpRun.removeAll()
                     reanchored += 1
                     accepted += 1
-                    lastAccepted = fix
+                    remember(fix)
                     return nil
                 }
             }
             dropped[reason, default: 0] += 1
             return reason
         }
-        jumpRun.removeAll()
+        // An empty run is left alone: emptying it would release and replace its storage every fix.
+        if !jumpRun.isEmpty { jumpRun.removeAll() }
         accepted += 1
-        lastAccepted = fix
+        remember(fix)
         return nil
     }
 

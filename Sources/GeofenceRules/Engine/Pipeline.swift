@@ -140,6 +140,24 @@ public struct Pipeline: Sendable {
     private var placesByPerson: [String: [Place]] = [:]
     /// The places of a person no `who:` names.
     private var everyonesPlaces: [Place] = []
+    /// The device of the last fix, and where its engine is: fixes come mostly in runs of one
+    /// device, and the next fix of the same device then finds its engine, its one name and its
+    /// places without hashing its name.
+    private var recent = RecentDevice()
+
+    /// A device as a fix names it, resolved: see `recent`.
+    private struct RecentDevice: Sendable {
+        /// The name the fix gave (an alias `people:` declares, perhaps).
+        var given = ""
+        /// The device's one name.
+        var name = ""
+        /// Its engine's position in `state.devices`; `nil` when there is none to go by: it is
+        /// forgotten whenever a device is added (which may move every engine, and makes positions
+        /// taken before invalid) and when the rules change.
+        var index: [String: DeviceEngine].Index?
+        /// The places its visits are matched against.
+        var places: [Place] = []
+    }
 
     /// Makes a pipeline, going on from a saved state if there is one.
     public init(rules: RulesFile, state: PipelineState = PipelineState()) {
@@ -195,6 +213,7 @@ public struct Pipeline: Sendable {
     public mutating func replaceRules(_ newRules: RulesFile) {
         let old = rules
         rules = newRules
+        recent = RecentDevice()
         evaluator = RuleEvaluator(rules: newRules)
         setTemplates()
         for (name, device) in state.devices {
@@ -222,8 +241,11 @@ public struct Pipeline: Sendable {
 
     /// Processes one input record. `arrivedAt` is the wall-clock arrival for live input, `nil` in
     /// replay.
-    public mutating func process(_ record: InputRecord, arrivedAt: Date?) -> PipelineOutput? {
-        switch record {
+    ///
+    /// The record is taken, not borrowed, so that its fix is moved out of it rather than copied
+    /// (a fix is large, and the caller has made its own copy of the record anyway).
+    public mutating func process(_ record: consuming InputRecord, arrivedAt: Date?) -> PipelineOutput? {
+        switch consume record {
         case .fix(let fix): process(fix, arrivedAt: arrivedAt)
         case .visit(let visit):
             process(deliveredVisit: visit, device: rules.people.device(Pipeline.defaultDevice))
@@ -269,21 +291,30 @@ public struct Pipeline: Sendable {
     /// Processes one fix. Its device is named by the rules' `people:` (an OwnTracks tid or another
     /// alias becomes the device's one name), so a phone is one device however its fixes arrive.
     public mutating func process(_ fix: Fix, arrivedAt: Date?) -> PipelineOutput {
-        let name = rules.people.device(fix.deviceId ?? fix.label ?? Pipeline.defaultDevice)
+        let index = deviceIndex(given: fix.deviceId ?? fix.label ?? Pipeline.defaultDevice)
         guard rules.people.sharesRules else {
             // The path of almost every fix: no person's rules to share, nothing to copy.
-            let index = deviceIndex(named: name)
-            var output = PipelineOutput(device: name)
+            var output = PipelineOutput(device: recent.name)
             state.devices.values[index].ingest(
-                fix, arrivedAt: arrivedAt, evaluator: evaluator, places: places(forDevice: name),
-                output: &output)
+                fix, arrivedAt: arrivedAt, evaluator: evaluator, places: recent.places, output: &output)
             return output
         }
-        let places = places(forDevice: name)
+        let places = recent.places
         let evaluator = evaluator
-        return withDevice(named: name) { device, output in
+        return withDevice(named: recent.name) { device, output in
             device.ingest(fix, arrivedAt: arrivedAt, evaluator: evaluator, places: places, output: &output)
         }
+    }
+
+    /// The position of the engine of the device a fix names by `given` (resolved through
+    /// `people:`), made first if the device is new; `recent` then holds its name and places. The
+    /// last fix's device is not looked up again.
+    private mutating func deviceIndex(given: String) -> [String: DeviceEngine].Index {
+        if let index = recent.index, recent.given == given { return index }
+        let name = rules.people.device(given)
+        let index = lookUpDevice(named: name)
+        recent = RecentDevice(given: given, name: name, index: index, places: places(forDevice: name))
+        return index
     }
 
     /// Processes a visit delivered by the tracker (not detected here): it moves the monitor and
@@ -341,7 +372,15 @@ public struct Pipeline: Sendable {
 
     /// The position of a device's engine in the state, made first when the device is new.
     private mutating func deviceIndex(named name: String) -> [String: DeviceEngine].Index {
+        if let index = recent.index, recent.name == name { return index }
+        return lookUpDevice(named: name)
+    }
+
+    /// The position of a device's engine, found by its name, made first when the device is new.
+    private mutating func lookUpDevice(named name: String) -> [String: DeviceEngine].Index {
         if let index = state.devices.index(forKey: name) { return index }
+        // Adding a device may move every engine.
+        recent.index = nil
         var device = newDevice(named: name)
         // A person's new device takes up the rules their other devices share.
         if let person = rules.people.sharingPerson(ofDevice: name) {

@@ -63,12 +63,28 @@ public struct ShardedPipeline: Sendable {
     public mutating func process(
         _ records: [InputRecord], in range: Range<Int>, arrivedAt: Date?
     ) -> [PipelineOutput?] {
+        var outputs: [PipelineOutput?] = []
+        outputs.reserveCapacity(range.count)
+        process(records, in: range, arrivedAt: arrivedAt) { _, output in outputs.append(output) }
+        return outputs
+    }
+
+    /// Processes the records of `range` as ``process(_:arrivedAt:)`` processes a batch, handing
+    /// each record's position in `records` and its output (`nil` for a record that moves nothing)
+    /// to `body`, in the batch's order.
+    ///
+    /// Nothing is gathered when one shard does all the work (one thread, or a batch of one
+    /// device): each output goes to `body` as it is made and is gone when `body` returns, so that
+    /// a record costs no array and no copy of its output.
+    public mutating func process(
+        _ records: [InputRecord], in range: Range<Int>, arrivedAt: Date?,
+        each body: (_ position: Int, _ output: PipelineOutput?) -> Void
+    ) {
         let count = shards.count
         let first = range.lowerBound
-        var merged = [PipelineOutput?](repeating: nil, count: range.count)
         if count == 1 {
-            for index in range { merged[index - first] = shards[0].process(records[index], arrivedAt: arrivedAt) }
-            return merged
+            for index in range { body(index, shards[0].process(records[index], arrivedAt: arrivedAt)) }
+            return
         }
         let owners = owners(of: records[range], count: count)
         // A batch whose records all go to one shard (one device, or a few that hash alike) is
@@ -76,11 +92,17 @@ public struct ShardedPipeline: Sendable {
         let busy = Set(owners.lazy.filter { $0 >= 0 })
         if busy.count <= 1 {
             let shard = busy.first ?? 0
-            for slot in owners.indices where owners[slot] == shard {
-                merged[slot] = shards[shard].process(records[first + slot], arrivedAt: arrivedAt)
+            for slot in owners.indices {
+                // The others are records that move nothing.
+                guard owners[slot] == shard else {
+                    body(first + slot, nil)
+                    continue
+                }
+                body(first + slot, shards[shard].process(records[first + slot], arrivedAt: arrivedAt))
             }
-            return merged
+            return
         }
+        var merged = [PipelineOutput?](repeating: nil, count: range.count)
         // The box becomes the pipelines' only owner, and each thread moves its own out of it, so
         // that no device dictionary is copied on write. Each thread writes its records' outputs
         // straight into their places in `merged`: the places are disjoint, so no lock is needed.
@@ -97,7 +119,8 @@ public struct ShardedPipeline: Sendable {
             }
         }
         shards = box.finish()
-        return merged
+        // Each output is moved out to `body`, not copied.
+        for slot in merged.indices { body(first + slot, merged[slot].take()) }
     }
 
     /// The shard of each record's device (-1 for a record that moves nothing), by position in
