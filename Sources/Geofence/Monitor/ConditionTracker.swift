@@ -19,7 +19,9 @@ struct ConditionTracker: Sendable {
         /// The estimated real crossing, fixed when the run starts.
         var crossing: CrossingEstimate
         private var lastEvidenceStorage: CompactOptional
-        private var silence: Silence?
+        // File-private so that the tracker asks for the deadline through stored fields only: a
+        // getter of the run would copy the whole run out (retaining this) for every fix.
+        fileprivate var silence: Silence?
         private var countStorage: Int32
         /// The side the evidence is for.
         var side: Hysteresis.Side
@@ -39,7 +41,7 @@ struct ConditionTracker: Sendable {
 
         /// What a run keeps while its tracker's silence promises the new side; shared by copies
         /// of the run until one of them changes it.
-        private final class Silence: @unchecked Sendable {
+        fileprivate final class Silence: @unchecked Sendable {
             // Unchecked: changed only while one run holds it (`setSilence`), so two accesses
             // never overlap, and the dynamic check would cost every fix of a silent run.
             @exclusivity(unchecked) var deadline: Date?
@@ -266,7 +268,11 @@ struct ConditionTracker: Sendable {
     }
 
     /// Whether a run is pending that silence would confirm at a deadline.
-    var hasSilentDeadline: Bool { pending?.silentDeadline != nil }
+    var hasSilentDeadline: Bool { pending?.silence?.deadline != nil }
+
+    /// Whether a run is pending, asked of a stored field: comparing the optional run with `nil`
+    /// copied it, for every condition and fix.
+    private var hasRun: Bool { pending?.side != nil }
 
     var record: MonitorRecord {
         MonitorRecord(
@@ -359,7 +365,7 @@ struct ConditionTracker: Sendable {
         }
         // Silence is not evidence: a pause keeps the run; only a fix on the old side ends it.
         if let runSide = pending?.side, runSide != side { pending = nil }
-        if pending == nil, let evidence, evidence != state.side {
+        if !hasRun, let evidence, evidence != state.side {
             // A first determination has no old side to cross from: it is dated by its first
             // evidence fix. A change is dated by when the positions crossed the boundary.
             let now = CrossingEstimate(date: t, after: t)
@@ -407,7 +413,7 @@ struct ConditionTracker: Sendable {
     /// Whether a dwell event could be due: checked before building the call's arguments, which
     /// would copy the fix for every condition and fix.
     private var dwellMayBeDue: Bool {
-        state == .satisfied && !dwellReported && pending == nil && definition.dwellSeconds != nil
+        state == .satisfied && !dwellReported && !hasRun && definition.dwellSeconds != nil
     }
 
     /// Settles a fix far outside a condition already outside with nothing pending, from plain
@@ -422,7 +428,7 @@ struct ConditionTracker: Sendable {
     mutating func observeFarOutside(
         at t: Date, accuracy: Double?, point: EarthPoint, previous: MonitorEngine.PreviousFix?, mayClaim: Bool
     ) -> Bool {
-        guard state == .unsatisfied, pending == nil, lastSide == .outside, !mayClaim else { return false }
+        guard state == .unsatisfied, !hasRun, lastSide == .outside, !mayClaim else { return false }
         let definition = self.definition
         let bound = definition.bound.lowerBound(point)
         let spread = definition.accuracyWeight * (accuracy ?? definition.assumedAccuracyMeters)
@@ -568,7 +574,7 @@ struct ConditionTracker: Sendable {
         reachedBy now: Date, confirmedAt: Date, distance: Double?, fix: Fix?, visit: Visit?,
         into sink: inout EventSink
     ) {
-        guard state == .satisfied, !dwellReported, pending == nil,
+        guard state == .satisfied, !dwellReported, !hasRun,
             let dwell = definition.dwellSeconds
         else {
             return
