@@ -91,6 +91,28 @@ struct ConditionTracker: Sendable {
             }
         }
 
+        /// Weighs one more fix of the run, `evidence` its evidence, and returns whether the run now
+        /// confirms its change. `silenceHolds` is whether the fix's tracker promises the device
+        /// stays on the run's side while silent: only a change confirmed on the clock reports the
+        /// fix, and only while a deadline is set, so the fix is kept only then.
+        mutating func add(
+            evidence: Hysteresis.Side?, at t: Date, fix: Fix, silenceHolds: Bool, hysteresis h: Hysteresis
+        ) -> Bool {
+            if evidence == side {
+                count += 1
+                lastEvidence = t
+            }
+            if silenceHolds {
+                setSilence(
+                    deadline: silentDeadline
+                        ?? t.addingTimeInterval(max(h.confirmationSeconds, h.silenceConfirmationSeconds)),
+                    latestFix: fix)
+            } else if isSilent {
+                setSilence(deadline: nil, latestFix: nil)
+            }
+            return h.confirms(self, at: t)
+        }
+
         static func == (a: Pending, b: Pending) -> Bool {
             a.side == b.side && a.firstEvidence == b.firstEvidence && a.count == b.count
                 && a.lastEvidence == b.lastEvidence && a.crossing == b.crossing
@@ -372,35 +394,19 @@ struct ConditionTracker: Sendable {
             let crossing = state == .unknown ? now : (lastSideChange ?? now)
             pending = Pending(side: evidence, firstEvidence: t, count: 0, lastEvidence: nil, crossing: crossing)
         }
-        if var run = pending {
-            // Taken out while it changes, so that its silence (shared with copies of the engine
-            // until one changes it) is held once and changed in place.
-            pending = nil
-            if evidence == run.side {
-                run.count += 1
-                run.lastEvidence = t
-            }
+        if let runSide = pending?.side {
             var silenceHolds = false
             if let reach = fix.silentWithinMeters {
                 let d = exact ?? condition.signedDistance(to: fix.coordinate)
                 exact = d
-                silenceHolds = holdsSide(distance: d, reach: reach, accuracy: accuracy, side: run.side)
+                silenceHolds = holdsSide(distance: d, reach: reach, accuracy: accuracy, side: runSide)
             }
-            if silenceHolds {
-                // Only a change confirmed on the clock reports this fix, and only while a
-                // deadline is set, so the fix is kept only then.
-                run.setSilence(
-                    deadline: run.silentDeadline
-                        ?? t.addingTimeInterval(max(h.confirmationSeconds, h.silenceConfirmationSeconds)),
-                    latestFix: fix)
-            } else if run.isSilent {
-                run.setSilence(deadline: nil, latestFix: nil)
-            }
-            pending = run
-            if h.confirms(run, at: t) || (fix.trigger == .stay && evidence == run.side) {
-                let side = run.side, crossing = run.crossing
+            // The run changes where it is stored (through `?.`): taken out and put back, or
+            // compared with `nil`, it was copied, for every condition of every fix of a run.
+            let confirmed = pending?.add(evidence: evidence, at: t, fix: fix, silenceHolds: silenceHolds, hysteresis: h)
+            if confirmed == true || (fix.trigger == .stay && evidence == runSide), let crossing = pending?.crossing {
                 transition(
-                    to: side == .inside ? .satisfied : .unsatisfied, date: crossing.date,
+                    to: runSide == .inside ? .satisfied : .unsatisfied, date: crossing.date,
                     confirmedAt: t,
                     distance: exact, fix: fix, visit: nil, into: &sink, orderKey: crossing.after)
             }
@@ -451,7 +457,7 @@ struct ConditionTracker: Sendable {
     /// Confirms, at its deadline, a change whose tracker has stayed silent long enough since a fix
     /// that its silence keeps on the new side; `date` is the engine's clock.
     mutating func advance(to date: Date, into sink: inout EventSink) {
-        guard let run = pending, let deadline = run.silentDeadline, deadline <= date, !heldByVisit else {
+        guard let deadline = pending?.silence?.deadline, deadline <= date, !heldByVisit, let run = pending else {
             return
         }
         let fix = run.latestFix
