@@ -328,8 +328,9 @@ struct ConditionTracker: Sendable {
         let t = fix.timestamp
         let accuracy = fix.horizontalAccuracy ?? definition.assumedAccuracyMeters
         let continuous =
-            previous.map { observedPreviousFix && t.timeIntervalSince($0.timestamp) <= definition.maxGapSeconds }
-            ?? false
+            previous.map {
+                observedPreviousFix && t.timeIntervalSince($0.timestamp) <= definition.maxGapSeconds
+            } ?? false
         observedPreviousFix = true
 
         // The tracker says the device is in its region of this name (OwnTracks `inregions`).
@@ -392,7 +393,8 @@ struct ConditionTracker: Sendable {
             // evidence fix. A change is dated by when the positions crossed the boundary.
             let now = CrossingEstimate(date: t, after: t)
             let crossing = state == .unknown ? now : (lastSideChange ?? now)
-            pending = Pending(side: evidence, firstEvidence: t, count: 0, lastEvidence: nil, crossing: crossing)
+            pending = Pending(
+                side: evidence, firstEvidence: t, count: 0, lastEvidence: nil, crossing: crossing)
         }
         if let runSide = pending?.side {
             var silenceHolds = false
@@ -403,8 +405,11 @@ struct ConditionTracker: Sendable {
             }
             // The run changes where it is stored (through `?.`): taken out and put back, or
             // compared with `nil`, it was copied, for every condition of every fix of a run.
-            let confirmed = pending?.add(evidence: evidence, at: t, fix: fix, silenceHolds: silenceHolds, hysteresis: h)
-            if confirmed == true || (fix.trigger == .stay && evidence == runSide), let crossing = pending?.crossing {
+            let confirmed = pending?.add(
+                evidence: evidence, at: t, fix: fix, silenceHolds: silenceHolds, hysteresis: h)
+            if confirmed == true || (fix.trigger == .stay && evidence == runSide),
+                let crossing = pending?.crossing
+            {
                 transition(
                     to: runSide == .inside ? .satisfied : .unsatisfied, date: crossing.date,
                     confirmedAt: t,
@@ -440,8 +445,9 @@ struct ConditionTracker: Sendable {
         let spread = definition.accuracyWeight * (accuracy ?? definition.assumedAccuracyMeters)
         guard bound > 0, bound - spread >= definition.exitMarginMeters else { return false }
         let continuous =
-            previous.map { observedPreviousFix && t.timeIntervalSince($0.timestamp) <= definition.maxGapSeconds }
-            ?? false
+            previous.map {
+                observedPreviousFix && t.timeIntervalSince($0.timestamp) <= definition.maxGapSeconds
+            } ?? false
         observedPreviousFix = true
         if !continuous { lastSideChange = CrossingEstimate(date: t, after: t) }
         return true
@@ -457,7 +463,8 @@ struct ConditionTracker: Sendable {
     /// Confirms, at its deadline, a change whose tracker has stayed silent long enough since a fix
     /// that its silence keeps on the new side; `date` is the engine's clock.
     mutating func advance(to date: Date, into sink: inout EventSink) {
-        guard let deadline = pending?.silence?.deadline, deadline <= date, !heldByVisit, let run = pending else {
+        guard let deadline = pending?.silence?.deadline, deadline <= date, !heldByVisit, let run = pending
+        else {
             return
         }
         let fix = run.latestFix
@@ -670,7 +677,9 @@ extension ConditionTracker {
             tracker = try ConditionTracker(from: decoder)
         }
 
-        func encode(to encoder: any Encoder) throws { try tracker.encode(to: encoder, previousFix: previousFix) }
+        func encode(to encoder: any Encoder) throws {
+            try tracker.encode(to: encoder, previousFix: previousFix)
+        }
 
         /// The tracker of an engine whose latest accepted fix was at `previousFix`.
         func tracker(previousFix: Date?) -> ConditionTracker {
