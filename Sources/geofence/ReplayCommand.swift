@@ -19,8 +19,10 @@ enum ReplayCommand: Command {
     static let batchSize = 4096
     /// Records whose outputs are made and printed together: a batch's outputs wait until the last
     /// is made, and a record can make an event for every place (ten thousand devices starting
-    /// together make twenty each), so a quarter of a batch at a time keeps that memory a quarter.
-    static let outputChunk = 1024
+    /// together make twenty each, about 6 KiB a record), so an eighth of a batch at a time keeps
+    /// that memory an eighth (3 MB, a third of a KiB per device of that fleet), while still
+    /// handing the threads enough records that the hand-over costs little.
+    static let outputChunk = 512
 
     static let definition = CommandDefinition(
         name: "replay", summary: "run recorded fixes through the rules; print events and actions",

@@ -2,34 +2,48 @@ import Foundation
 
 /// One condition inside the engine: what it is, its state, and the evidence still being weighed.
 ///
-/// Everything that influences a later event is a stored, `Codable` property here (or in the
-/// engine), so that a saved and restored engine continues exactly where it stopped. The only
-/// derived value, the distance bound, is rebuilt from the condition when decoding.
-struct ConditionTracker: Codable, Sendable {
+/// Everything that influences a later event is a stored, saved property here (or in the engine),
+/// so that a saved and restored engine continues exactly where it stopped. The distance bound is
+/// rebuilt from the condition when decoding, and the time of the last fix observed, which is the
+/// engine's previous fix or none, is saved from the engine's (``Saved``).
+struct ConditionTracker: Sendable {
     /// Evidence for a change that has not been confirmed yet.
     ///
     /// Every condition of a device holds one from its first fix until its first determination, so
-    /// a fleet whose devices start together holds twenty per device at once: what only a silent
-    /// tracker's run needs (a deadline and a whole fix) is kept out of line, and the rest is
-    /// ordered so that the box holding a run is one small allocation.
+    /// a fleet whose devices start together holds twenty per device at once: a run is kept inline
+    /// in its tracker, in 45 bytes (a box of its own cost 80 with the allocator's share), and what
+    /// only a silent tracker's run needs (a deadline and a whole fix) is kept out of line.
     struct Pending: Codable, Sendable, Hashable {
         /// The time of the first evidence fix of the run.
         var firstEvidence: Date
         /// The estimated real crossing, fixed when the run starts.
         var crossing: CrossingEstimate
-        /// The time of the latest evidence fix of the run; `nil` in states saved before it was
-        /// kept, where it is taken as the first.
-        var lastEvidence: Date?
+        private var lastEvidenceStorage: CompactOptional
+        // File-private so that the tracker asks for the deadline through stored fields only: a
+        // getter of the run would copy the whole run out (retaining this) for every fix.
+        fileprivate var silence: Silence?
+        private var countStorage: Int32
         /// The side the evidence is for.
         var side: Hysteresis.Side
-        /// How many evidence fixes the run holds.
-        var count: Int
-        private var silence: Silence?
+
+        /// The time of the latest evidence fix of the run; `nil` in states saved before it was
+        /// kept, where it is taken as the first.
+        var lastEvidence: Date? {
+            get { lastEvidenceStorage.date }
+            set { lastEvidenceStorage = CompactOptional(newValue) }
+        }
+        /// How many evidence fixes the run holds (kept in 32 bits: a run of two billion fixes
+        /// stays at that count, which confirms whatever the hysteresis asks).
+        var count: Int {
+            get { Int(countStorage) }
+            set { countStorage = Int32(clamping: newValue) }
+        }
 
         /// What a run keeps while its tracker's silence promises the new side; shared by copies
         /// of the run until one of them changes it.
-        private final class Silence: @unchecked Sendable {
-            // Unchecked for the reason `Box.value` is: changed only while one run holds it.
+        fileprivate final class Silence: @unchecked Sendable {
+            // Unchecked: changed only while one run holds it (`setSilence`), so two accesses
+            // never overlap, and the dynamic check would cost every fix of a silent run.
             @exclusivity(unchecked) var deadline: Date?
             @exclusivity(unchecked) var latestFix: Fix?
             init(deadline: Date?, latestFix: Fix?) {
@@ -41,9 +55,9 @@ struct ConditionTracker: Codable, Sendable {
         init(side: Hysteresis.Side, firstEvidence: Date, count: Int, lastEvidence: Date?, crossing: CrossingEstimate) {
             self.firstEvidence = firstEvidence
             self.crossing = crossing
-            self.lastEvidence = lastEvidence
+            self.lastEvidenceStorage = CompactOptional(lastEvidence)
+            self.countStorage = Int32(clamping: count)
             self.side = side
-            self.count = count
         }
 
         /// When the run confirms on the clock alone: set while the latest fix of the run came from
@@ -75,6 +89,28 @@ struct ConditionTracker: Codable, Sendable {
             } else {
                 silence = Silence(deadline: deadline, latestFix: latestFix)
             }
+        }
+
+        /// Weighs one more fix of the run, `evidence` its evidence, and returns whether the run now
+        /// confirms its change. `silenceHolds` is whether the fix's tracker promises the device
+        /// stays on the run's side while silent: only a change confirmed on the clock reports the
+        /// fix, and only while a deadline is set, so the fix is kept only then.
+        mutating func add(
+            evidence: Hysteresis.Side?, at t: Date, fix: Fix, silenceHolds: Bool, hysteresis h: Hysteresis
+        ) -> Bool {
+            if evidence == side {
+                count += 1
+                lastEvidence = t
+            }
+            if silenceHolds {
+                setSilence(
+                    deadline: silentDeadline
+                        ?? t.addingTimeInterval(max(h.confirmationSeconds, h.silenceConfirmationSeconds)),
+                    latestFix: fix)
+            } else if isSilent {
+                setSilence(deadline: nil, latestFix: nil)
+            }
+            return h.confirms(self, at: t)
         }
 
         static func == (a: Pending, b: Pending) -> Bool {
@@ -166,18 +202,6 @@ struct ConditionTracker: Codable, Sendable {
         }
     }
 
-    /// A value kept out of line: twenty trackers a device, each with room for a pending run
-    /// inline, would cost more memory than an allocation when a run starts.
-    ///
-    /// Copies of an engine share boxes; a box is changed in place only while one tracker holds it
-    /// (``uniquePendingBox()`` copies it otherwise), which is what makes the `var` safe to send.
-    final class Box<Value: Sendable>: @unchecked Sendable {
-        /// Unchecked: a box is changed only while one tracker holds it (see above), so two
-        /// accesses never overlap, and the dynamic check cost every condition of every fix.
-        @exclusivity(unchecked) var value: Value
-        init(_ value: Value) { self.value = value }
-    }
-
     /// The last event without what the definition already holds (its identifier): a device keeps
     /// one for each of its twenty conditions.
     struct StoredEvent: Sendable {
@@ -208,7 +232,9 @@ struct ConditionTracker: Codable, Sendable {
 
     // Swift lays a struct out in declaration order, and twenty of these are most of a device's
     // state: the one-byte fields follow the last event (which ends off an eight-byte boundary),
-    // and the optional dates are kept in eight bytes each (``CompactOptional``).
+    // the pending run is inline (from a device's first fix to its first determination each of
+    // its conditions holds one), and the optional dates are kept in eight bytes each
+    // (``CompactOptional``).
     private let definition: Definition
     private var storedEvent: StoredEvent?
     /// `false` for a condition added past the limit: it is kept, never evaluated. Stored beside
@@ -220,18 +246,16 @@ struct ConditionTracker: Codable, Sendable {
     private var dwellReported = false
     /// An ongoing visit inside this condition keeps it satisfied until the visit ends.
     private var heldByVisit = false
-    private var pendingBox: Box<Pending>?
-    private var lastSeenStorage = CompactOptional(nil as Date?)
+    /// The run of evidence being weighed, changed where it is stored.
+    private var pending: Pending?
+    /// Whether this condition observed the engine's latest accepted fix, which is then also its
+    /// own previous fix (the time of its last fix, as saved, is that fix's time): one added since
+    /// has none to interpolate a crossing from.
+    private var observedPreviousFix = false
     private var lastSideChangeDate = CompactOptional(nil as Date?)
     private var lastSideChangeAfter = Date(timeIntervalSinceReferenceDate: 0)
     private var dwellStartStorage = CompactOptional(nil as Date?)
 
-    /// The time of the last fix this condition observed, to know whether the engine's previous
-    /// fix is also this condition's previous fix.
-    private var lastSeen: Date? {
-        get { lastSeenStorage.date }
-        set { lastSeenStorage = CompactOptional(newValue) }
-    }
     /// When the fixes' positions last changed side: interpolated between the fixes either side, or
     /// the first fix after a gap. This dates a crossing.
     private var lastSideChange: CrossingEstimate? {
@@ -254,10 +278,6 @@ struct ConditionTracker: Codable, Sendable {
         get { storedEvent.map { $0.event(identifier: identifier) } }
         set { storedEvent = newValue.map(StoredEvent.init) }
     }
-    private var pending: Pending? {
-        get { pendingBox?.value }
-        set { pendingBox = newValue.map(Box.init) }
-    }
 
     init(
         identifier: String, condition: Condition, hysteresis: Hysteresis, evaluated: Bool,
@@ -270,7 +290,11 @@ struct ConditionTracker: Codable, Sendable {
     }
 
     /// Whether a run is pending that silence would confirm at a deadline.
-    var hasSilentDeadline: Bool { pendingBox?.value.silentDeadline != nil }
+    var hasSilentDeadline: Bool { pending?.silence?.deadline != nil }
+
+    /// Whether a run is pending, asked of a stored field: comparing the optional run with `nil`
+    /// copied it, for every condition and fix.
+    private var hasRun: Bool { pending?.side != nil }
 
     var record: MonitorRecord {
         MonitorRecord(
@@ -305,9 +329,9 @@ struct ConditionTracker: Codable, Sendable {
         let accuracy = fix.horizontalAccuracy ?? definition.assumedAccuracyMeters
         let continuous =
             previous.map {
-                $0.timestamp == lastSeen && t.timeIntervalSince($0.timestamp) <= definition.maxGapSeconds
+                observedPreviousFix && t.timeIntervalSince($0.timestamp) <= definition.maxGapSeconds
             } ?? false
-        lastSeen = t
+        observedPreviousFix = true
 
         // The tracker says the device is in its region of this name (OwnTracks `inregions`).
         let claimed = fix.regions?.contains(definition.identifier) ?? false
@@ -356,49 +380,38 @@ struct ConditionTracker: Codable, Sendable {
 
         if heldByVisit {
             // An ongoing visit keeps the condition satisfied; fixes cannot end it.
-            pendingBox = nil
+            pending = nil
             if dwellMayBeDue {
                 reportDwellIfDue(reachedBy: t, confirmedAt: t, distance: exact, fix: fix, visit: nil, into: &sink)
             }
             return
         }
         // Silence is not evidence: a pause keeps the run; only a fix on the old side ends it.
-        if let run = pendingBox, run.value.side != side { pendingBox = nil }
-        if pendingBox == nil, let evidence, evidence != state.side {
+        if let runSide = pending?.side, runSide != side { pending = nil }
+        if !hasRun, let evidence, evidence != state.side {
             // A first determination has no old side to cross from: it is dated by its first
             // evidence fix. A change is dated by when the positions crossed the boundary.
             let now = CrossingEstimate(date: t, after: t)
             let crossing = state == .unknown ? now : (lastSideChange ?? now)
-            pendingBox = Box(
-                Pending(side: evidence, firstEvidence: t, count: 0, lastEvidence: nil, crossing: crossing))
+            pending = Pending(
+                side: evidence, firstEvidence: t, count: 0, lastEvidence: nil, crossing: crossing)
         }
-        if let run = uniquePendingBox() {
-            // The run is updated where it is stored: it holds a fix, and copying it out and back
-            // (a new box each time) was much of the cost of every fix of a run.
-            if evidence == run.value.side {
-                run.value.count += 1
-                run.value.lastEvidence = t
-            }
+        if let runSide = pending?.side {
             var silenceHolds = false
             if let reach = fix.silentWithinMeters {
                 let d = exact ?? condition.signedDistance(to: fix.coordinate)
                 exact = d
-                silenceHolds = holdsSide(distance: d, reach: reach, accuracy: accuracy, side: run.value.side)
+                silenceHolds = holdsSide(distance: d, reach: reach, accuracy: accuracy, side: runSide)
             }
-            if silenceHolds {
-                // Only a change confirmed on the clock reports this fix, and only while a
-                // deadline is set, so the fix is kept only then.
-                run.value.setSilence(
-                    deadline: run.value.silentDeadline
-                        ?? t.addingTimeInterval(max(h.confirmationSeconds, h.silenceConfirmationSeconds)),
-                    latestFix: fix)
-            } else if run.value.isSilent {
-                run.value.setSilence(deadline: nil, latestFix: nil)
-            }
-            if h.confirms(run.value, at: t) || (fix.trigger == .stay && evidence == run.value.side) {
-                let side = run.value.side, crossing = run.value.crossing
+            // The run changes where it is stored (through `?.`): taken out and put back, or
+            // compared with `nil`, it was copied, for every condition of every fix of a run.
+            let confirmed = pending?.add(
+                evidence: evidence, at: t, fix: fix, silenceHolds: silenceHolds, hysteresis: h)
+            if confirmed == true || (fix.trigger == .stay && evidence == runSide),
+                let crossing = pending?.crossing
+            {
                 transition(
-                    to: side == .inside ? .satisfied : .unsatisfied, date: crossing.date,
+                    to: runSide == .inside ? .satisfied : .unsatisfied, date: crossing.date,
                     confirmedAt: t,
                     distance: exact, fix: fix, visit: nil, into: &sink, orderKey: crossing.after)
             }
@@ -411,16 +424,7 @@ struct ConditionTracker: Codable, Sendable {
     /// Whether a dwell event could be due: checked before building the call's arguments, which
     /// would copy the fix for every condition and fix.
     private var dwellMayBeDue: Bool {
-        state == .satisfied && !dwellReported && pendingBox == nil && definition.dwellSeconds != nil
-    }
-
-    /// The pending run's box, copied first if another copy of the engine shares it, so that it
-    /// can be changed in place.
-    private mutating func uniquePendingBox() -> Box<Pending>? {
-        if !isKnownUniquelyReferenced(&pendingBox), let shared = pendingBox {
-            pendingBox = Box(shared.value)
-        }
-        return pendingBox
+        state == .satisfied && !dwellReported && !hasRun && definition.dwellSeconds != nil
     }
 
     /// Settles a fix far outside a condition already outside with nothing pending, from plain
@@ -435,16 +439,16 @@ struct ConditionTracker: Codable, Sendable {
     mutating func observeFarOutside(
         at t: Date, accuracy: Double?, point: EarthPoint, previous: MonitorEngine.PreviousFix?, mayClaim: Bool
     ) -> Bool {
-        guard state == .unsatisfied, pendingBox == nil, lastSide == .outside, !mayClaim else { return false }
+        guard state == .unsatisfied, !hasRun, lastSide == .outside, !mayClaim else { return false }
         let definition = self.definition
         let bound = definition.bound.lowerBound(point)
         let spread = definition.accuracyWeight * (accuracy ?? definition.assumedAccuracyMeters)
         guard bound > 0, bound - spread >= definition.exitMarginMeters else { return false }
         let continuous =
             previous.map {
-                $0.timestamp == lastSeen && t.timeIntervalSince($0.timestamp) <= definition.maxGapSeconds
+                observedPreviousFix && t.timeIntervalSince($0.timestamp) <= definition.maxGapSeconds
             } ?? false
-        lastSeen = t
+        observedPreviousFix = true
         if !continuous { lastSideChange = CrossingEstimate(date: t, after: t) }
         return true
     }
@@ -459,11 +463,10 @@ struct ConditionTracker: Codable, Sendable {
     /// Confirms, at its deadline, a change whose tracker has stayed silent long enough since a fix
     /// that its silence keeps on the new side; `date` is the engine's clock.
     mutating func advance(to date: Date, into sink: inout EventSink) {
-        guard let box = pendingBox, let deadline = box.value.silentDeadline, deadline <= date, !heldByVisit
+        guard let deadline = pending?.silence?.deadline, deadline <= date, !heldByVisit, let run = pending
         else {
             return
         }
-        let run = box.value
         let fix = run.latestFix
         transition(
             to: run.side == .inside ? .satisfied : .unsatisfied, date: run.crossing.date,
@@ -584,7 +587,7 @@ struct ConditionTracker: Codable, Sendable {
         reachedBy now: Date, confirmedAt: Date, distance: Double?, fix: Fix?, visit: Visit?,
         into sink: inout EventSink
     ) {
-        guard state == .satisfied, !dwellReported, pendingBox == nil,
+        guard state == .satisfied, !dwellReported, !hasRun,
             let dwell = definition.dwellSeconds
         else {
             return
@@ -613,6 +616,7 @@ struct ConditionTracker: Codable, Sendable {
         case pending, dwellStart, dwellReported, heldByVisit
     }
 
+    /// Decodes a tracker, but for whether it observed its engine's previous fix (see ``Saved``).
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         evaluated = try c.decode(Bool.self, forKey: .evaluated)
@@ -624,15 +628,15 @@ struct ConditionTracker: Codable, Sendable {
         state = try c.decode(ConditionState.self, forKey: .state)
         lastEvent = try c.decodeIfPresent(Event.self, forKey: .lastEvent)
         lastSide = try c.decodeIfPresent(Hysteresis.Side.self, forKey: .lastSide)
-        lastSeen = try c.decodeIfPresent(Date.self, forKey: .lastSeen)
         lastSideChange = try c.decodeIfPresent(CrossingEstimate.self, forKey: .lastSideChange)
-        pendingBox = try c.decodeIfPresent(Pending.self, forKey: .pending).map(Box.init)
+        pending = try c.decodeIfPresent(Pending.self, forKey: .pending)
         dwellStart = try c.decodeIfPresent(Date.self, forKey: .dwellStart)
         dwellReported = try c.decode(Bool.self, forKey: .dwellReported)
         heldByVisit = try c.decode(Bool.self, forKey: .heldByVisit)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    /// Encodes the tracker of an engine whose latest accepted fix was at `previousFix`.
+    func encode(to encoder: any Encoder, previousFix: Date?) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(identifier, forKey: .identifier)
         try c.encode(condition, forKey: .condition)
@@ -641,12 +645,48 @@ struct ConditionTracker: Codable, Sendable {
         try c.encode(state, forKey: .state)
         try c.encodeIfPresent(lastEvent, forKey: .lastEvent)
         try c.encodeIfPresent(lastSide, forKey: .lastSide)
-        try c.encodeIfPresent(lastSeen, forKey: .lastSeen)
+        try c.encodeIfPresent(observedPreviousFix ? previousFix : nil, forKey: .lastSeen)
         try c.encodeIfPresent(lastSideChange, forKey: .lastSideChange)
         try c.encodeIfPresent(pending, forKey: .pending)
         try c.encodeIfPresent(dwellStart, forKey: .dwellStart)
         try c.encode(dwellReported, forKey: .dwellReported)
         try c.encode(heldByVisit, forKey: .heldByVisit)
+    }
+}
+
+extension ConditionTracker {
+    /// A tracker as an element of its engine's saved array: the engine's previous fix supplies
+    /// the time of the last fix the tracker observed, which it keeps as a flag.
+    struct Saved: Codable {
+        var tracker: ConditionTracker
+        /// The time of the last fix the tracker observed, as saved.
+        var lastSeen: Date?
+        /// The time of the engine's previous fix, when encoding.
+        private var previousFix: Date?
+
+        private enum CodingKeys: String, CodingKey { case lastSeen }
+
+        init(_ tracker: ConditionTracker, previousFix: Date?) {
+            self.tracker = tracker
+            self.previousFix = previousFix
+        }
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            lastSeen = try c.decodeIfPresent(Date.self, forKey: .lastSeen)
+            tracker = try ConditionTracker(from: decoder)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            try tracker.encode(to: encoder, previousFix: previousFix)
+        }
+
+        /// The tracker of an engine whose latest accepted fix was at `previousFix`.
+        func tracker(previousFix: Date?) -> ConditionTracker {
+            var tracker = self.tracker
+            tracker.observedPreviousFix = lastSeen != nil && lastSeen == previousFix
+            return tracker
+        }
     }
 }
 

@@ -87,6 +87,32 @@ public struct MonitorEngine: Codable, Sendable {
         case name, filter, trackers, previous, now
     }
 
+    /// Decodes an engine saved by any version.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        name = try c.decode(String.self, forKey: .name)
+        filter = try c.decode(FixFilter.self, forKey: .filter)
+        previous = try c.decodeIfPresent(PreviousFix.self, forKey: .previous)
+        now = try c.decodeIfPresent(Date.self, forKey: .now)
+        // A tracker saved the time of the last fix it observed; it keeps only whether that was the
+        // engine's previous fix, which is all that time was compared with.
+        let previousFix = previous?.timestamp
+        trackers = try c.decode([ConditionTracker.Saved].self, forKey: .trackers).map {
+            $0.tracker(previousFix: previousFix)
+        }
+    }
+
+    /// Encodes the engine with the keys, and in the order, it always had.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(name, forKey: .name)
+        try c.encode(filter, forKey: .filter)
+        let previousFix = previous?.timestamp
+        try c.encode(trackers.map { ConditionTracker.Saved($0, previousFix: previousFix) }, forKey: .trackers)
+        try c.encodeIfPresent(previous, forKey: .previous)
+        try c.encodeIfPresent(now, forKey: .now)
+    }
+
     /// Makes an engine with no conditions, whose filter uses `filter`.
     public init(name: String, filter: FixFilter.Configuration = .init()) {
         self.name = name
