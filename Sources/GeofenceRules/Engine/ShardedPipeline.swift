@@ -37,18 +37,15 @@ public struct ShardedPipeline: Sendable {
         return Int(hash % UInt64(count))
     }
 
-    /// The device a record is for, as ``Pipeline`` names it (through the rules' `people:`, so that
-    /// a device's aliases land on its shard); `nil` for a record that moves nothing.
-    static func device(of record: InputRecord, people: People) -> String? {
-        let name: String? =
-            switch record {
-            case .fix(let fix): fix.deviceId ?? fix.label ?? Pipeline.defaultDevice
-            case .visit: Pipeline.defaultDevice
-            case .transition(let transition):
-                transition.deviceId ?? transition.label ?? Pipeline.defaultDevice
-            case .ignored: nil
-            }
-        return name.map(people.device)
+    /// The device a record names, as it names it (before the rules' `people:` give the device's
+    /// own name); `nil` for a record that moves nothing.
+    static func givenDevice(of record: InputRecord) -> String? {
+        switch record {
+        case .fix(let fix): fix.deviceId ?? fix.label ?? Pipeline.defaultDevice
+        case .visit: Pipeline.defaultDevice
+        case .transition(let transition): transition.deviceId ?? transition.label ?? Pipeline.defaultDevice
+        case .ignored: nil
+        }
     }
 
     /// Processes a batch of records, the shards in parallel, and returns each record's output in
@@ -86,7 +83,7 @@ public struct ShardedPipeline: Sendable {
             for index in range { body(index, shards[0].process(records[index], arrivedAt: arrivedAt)) }
             return
         }
-        let owners = owners(of: records[range], count: count)
+        let owners = owners(of: records, in: range, count: count)
         // A batch whose records all go to one shard (one device, or a few that hash alike) is
         // processed here: handing it to a thread would only add the hand-over.
         let busy = Set(owners.lazy.filter { $0 >= 0 })
@@ -123,23 +120,25 @@ public struct ShardedPipeline: Sendable {
         for slot in merged.indices { body(first + slot, merged[slot].take()) }
     }
 
-    /// The shard of each record's device (-1 for a record that moves nothing), by position in
-    /// `records`. Consecutive records are usually of one device, so the last name's shard is
-    /// remembered rather than hashed again.
-    private func owners(of records: ArraySlice<InputRecord>, count: Int) -> [Int] {
-        var owner = [Int](repeating: -1, count: records.count)
+    /// The shard of each record's device in `range` (-1 for a record that moves nothing), by
+    /// position from the range's start. Consecutive records are usually of one device, so the name
+    /// a record gives is compared with the last one's, and only a new one is looked up in the
+    /// rules' `people:` and hashed. The records are read where they lie, not copied out.
+    private func owners(of records: [InputRecord], in range: Range<Int>, count: Int) -> [Int] {
+        var owner = [Int](repeating: -1, count: range.count)
         let people = shards[0].rules.people
         var lastName: String?
         var lastShard = -1
-        for (slot, record) in records.enumerated() {
-            guard let device = ShardedPipeline.device(of: record, people: people) else { continue }
-            if device != lastName {
+        for index in range {
+            guard let name = ShardedPipeline.givenDevice(of: records[index]) else { continue }
+            if name != lastName {
                 // A person's devices that share their rules go together, to the person's shard.
+                let device = people.device(name)
                 lastShard = ShardedPipeline.shard(
                     ofDevice: people.sharingPerson(ofDevice: device) ?? device, count: count)
-                lastName = device
+                lastName = name
             }
-            owner[slot] = lastShard
+            owner[index - range.lowerBound] = lastShard
         }
         return owner
     }
