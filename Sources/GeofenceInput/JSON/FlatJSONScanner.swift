@@ -35,6 +35,8 @@ struct FlatJSONScanner {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var i: Int
     private let end: Int
+    /// The slots this scan filled, a bit for each (see ``scan(_:start:end:into:filled:)``).
+    private var filled: UInt64 = 0
 
     private init(bytes: UnsafeBufferPointer<UInt8>, start: Int, end: Int) {
         self.bytes = bytes
@@ -48,8 +50,28 @@ struct FlatJSONScanner {
         _ bytes: UnsafeBufferPointer<UInt8>, start: Int, end: Int,
         into tokens: UnsafeMutableBufferPointer<JSONToken>
     ) throws(JSONSyntaxError) {
-        for index in tokens.indices { tokens[index] = .absent }
+        var filled = UInt64.max
+        try scan(bytes, start: start, end: end, into: tokens, filled: &filled)
+    }
+
+    /// ``scan(_:start:end:into:)`` for tokens reused from line to line: `filled` has a bit set for
+    /// each slot (by ``JSONKey`` raw value) that may hold a token, and only those are reset;
+    /// afterwards it has the bits of the slots this scan filled. A line names four or five of the
+    /// thirty-odd keys, so resetting every slot would cost more than most of the scan.
+    static func scan(
+        _ bytes: UnsafeBufferPointer<UInt8>, start: Int, end: Int,
+        into tokens: UnsafeMutableBufferPointer<JSONToken>, filled: inout UInt64
+    ) throws(JSONSyntaxError) {
+        var stale = filled
+        while stale != 0 {
+            let index = stale.trailingZeroBitCount
+            if index < tokens.count { tokens[index] = .absent }
+            stale &= stale &- 1
+        }
+        filled = 0
         var scanner = FlatJSONScanner(bytes: bytes, start: start, end: end)
+        // Whatever the scan stops at, a slot it filled is marked for the next reset.
+        defer { filled = scanner.filled }
         try scanner.scanObject(into: tokens)
     }
 
@@ -81,7 +103,10 @@ struct FlatJSONScanner {
                     keyEscaped
                     ? JSONKey.lookUp(name: JSONStrings.decode(bytes, keyStart, keyEnd))
                     : JSONKey.lookUp(bytes, keyStart, keyEnd)
-                if let key { tokens[key.rawValue] = token }
+                if let key {
+                    tokens[key.rawValue] = token
+                    filled |= 1 << UInt64(key.rawValue)
+                }
                 skipWhitespace()
                 guard i < end else { throw fail("unexpected end of line inside the object") }
                 if bytes[i] == UInt8(ascii: ",") {

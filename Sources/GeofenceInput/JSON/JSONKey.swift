@@ -3,6 +3,7 @@
 /// Looking names up in this fixed set while scanning avoids making a `String` for each key, which
 /// is most of what a general JSON decoder spends its time on for small flat objects.
 enum JSONKey: Int, CaseIterable {
+    // At most 64 keys: a scan marks the slots it filled in the bits of one word.
     case type, ownTracksType, latitude, longitude, lat, lon, timestamp, time, tst
     case horizontalAccuracy, accuracy, acc, altitude, alt, verticalAccuracy, vac
     case speed, vel, course, bearing, cog, floor, deviceId, deviceIdSnake, label, tid, topic

@@ -29,6 +29,8 @@ public struct LineDecoder: Sendable, LineRecordDecoder {
     public let deviceId: String?
     private let zone: LocalZone
     private var tokens: [JSONToken]
+    /// The slots of `tokens` the last scan filled (``FlatJSONScanner/scan(_:start:end:into:filled:)``).
+    private var filledTokens: UInt64 = 0
     private var csv: CSVReader
 
     /// Makes a decoder for one source.
@@ -101,7 +103,7 @@ public struct LineDecoder: Sendable, LineRecordDecoder {
     ) -> Result<InputRecord?, RecordError> {
         tokens.withUnsafeMutableBufferPointer { tokens in
             do throws(JSONSyntaxError) {
-                try FlatJSONScanner.scan(bytes, start: start, end: end, into: tokens)
+                try FlatJSONScanner.scan(bytes, start: start, end: end, into: tokens, filled: &filledTokens)
             } catch {
                 return .failure(
                     context.error(
