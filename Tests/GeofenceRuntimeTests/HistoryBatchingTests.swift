@@ -131,7 +131,7 @@ struct HistoryBatchingTests {
         decoded.entries.map { entry in
             switch entry {
             case .tooLong(let number): "too long \(number)"
-            case .record(let index): "record \(decoded.records[index])"
+            case .record(let index, _, _): "record \(decoded.records[index])"
             case .failure(let error): "error \(error)"
             }
         }

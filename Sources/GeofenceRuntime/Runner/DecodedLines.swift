@@ -13,8 +13,9 @@ import GeofenceInput
 struct DecodedLines {
     /// One line's outcome, in line order.
     enum Entry {
-        /// A record: its index in ``records``.
-        case record(Int)
+        /// A record: its index in ``records``, and what the loop asks of it without reading it
+        /// (whether it is a fix, whether it is a message geofence ignores).
+        case record(Int, isFix: Bool, isIgnored: Bool)
         /// The reason a line gave no record.
         case failure(RecordError)
         /// A line longer than the reader keeps, delivered without its text.
@@ -39,8 +40,15 @@ struct DecodedLines {
         func take(_ result: Result<InputRecord, RecordError>) {
             switch result {
             case .success(let record):
-                if case .fix = record { decoded.fixes += 1 }
-                decoded.entries.append(.record(decoded.records.count))
+                var isFix = false
+                var isIgnored = false
+                switch record {
+                case .fix: isFix = true
+                case .ignored: isIgnored = true
+                default: break
+                }
+                if isFix { decoded.fixes += 1 }
+                decoded.entries.append(.record(decoded.records.count, isFix: isFix, isIgnored: isIgnored))
                 decoded.records.append(record)
             case .failure(let failure):
                 decoded.entries.append(.failure(failure))

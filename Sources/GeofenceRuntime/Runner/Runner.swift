@@ -549,9 +549,11 @@ public final class Runner {
                 case .failure(let failure):
                     report.unreadable(from: input)
                     log.warning("\(failure)")
-                case .record(let index):
-                    if let warning = report.ignored(records[index], from: input) { log.warning(warning) }
-                    if !fixNoted, case .fix = records[index] {
+                case .record(let index, let isFix, let isIgnored):
+                    if isIgnored, let warning = report.ignored(records[index], from: input) {
+                        log.warning(warning)
+                    }
+                    if !fixNoted, isFix {
                         // Once for the batch: the input delivers fixes, its pause (if any) is over.
                         noteFix(from: input, batch: &batch)
                         fixNoted = true
