@@ -37,38 +37,45 @@ struct DecodedLines {
         var decoded = DecodedLines()
         decoded.entries.reserveCapacity(lines.count)
         decoded.records.reserveCapacity(lines.count)
-        func take(_ result: Result<InputRecord, RecordError>) {
-            switch result {
-            case .success(let record):
-                var isFix = false
-                var isIgnored = false
-                switch record {
-                case .fix: isFix = true
-                case .ignored: isIgnored = true
-                default: break
-                }
-                if isFix { decoded.fixes += 1 }
-                decoded.entries.append(.record(decoded.records.count, isFix: isFix, isIgnored: isIgnored))
-                decoded.records.append(record)
-            case .failure(let failure):
-                decoded.entries.append(.failure(failure))
-            }
-        }
+        decoded.read(lines, with: &decoder, crashText: crashText)
+        return decoded
+    }
+
+    // A method on `self` rather than closures capturing a local: `self` is then reached through
+    // the `inout` with no dynamic exclusivity check for each record.
+    private mutating func read(_ lines: LineBlock, with decoder: inout StreamDecoder, crashText: String?) {
         lines.forEachLine { bytes, number in
             guard let bytes else {
-                decoded.entries.append(.tooLong(number: number))
+                entries.append(.tooLong(number: number))
                 return
             }
-            if crashText == nil, isASCII(bytes) {
-                return decoder.decode(bytes: bytes, number: Int(number), take)
+            if crashText == nil, Self.isASCII(bytes) {
+                return decoder.decode(bytes: bytes, number: Int(number)) { add($0) }
             }
             var text = String(decoding: bytes, as: UTF8.self)
             if let crashText, text.contains(crashText) {
                 fatalError("GEOFENCE_TEST_CRASH_ON_TEXT: this line crashes the engine, as the test asked")
             }
-            text.withUTF8 { decoder.decode(bytes: $0, number: Int(number), take) }
+            text.withUTF8 { bytes in decoder.decode(bytes: bytes, number: Int(number)) { add($0) } }
         }
-        return decoded
+    }
+
+    private mutating func add(_ result: Result<InputRecord, RecordError>) {
+        switch result {
+        case .success(let record):
+            var isFix = false
+            var isIgnored = false
+            switch record {
+            case .fix: isFix = true
+            case .ignored: isIgnored = true
+            default: break
+            }
+            if isFix { fixes += 1 }
+            entries.append(.record(records.count, isFix: isFix, isIgnored: isIgnored))
+            records.append(record)
+        case .failure(let failure):
+            entries.append(.failure(failure))
+        }
     }
 
     /// Whether every byte is ASCII, so the bytes are already the UTF-8 a `String` of them would hold.
