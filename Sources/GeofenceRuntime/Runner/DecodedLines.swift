@@ -138,6 +138,15 @@ final class LineDecodingThread: @unchecked Sendable {
         condition.broadcast()
     }
 
+    /// Adds `batches` to those the thread is decoding, after them.
+    func extend(_ batches: [LineBlock]) {
+        condition.lock()
+        defer { condition.unlock() }
+        precondition(decoder != nil || nextJob < jobs.count, "a run of batches is being decoded")
+        jobs += batches
+        condition.broadcast()
+    }
+
     /// Waits for the next batch given to ``start(_:decoder:crashText:)`` and returns it decoded.
     func next() -> DecodedLines {
         condition.lock()

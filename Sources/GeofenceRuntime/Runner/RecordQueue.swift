@@ -73,6 +73,19 @@ final class RecordQueue: @unchecked Sendable {
         return taken
     }
 
+    /// Takes everything queued without waiting; nothing once a wake was asked for, which the
+    /// loop's next ``takeAll(timeout:)`` answers.
+    func takeAvailable() -> [InputItem] {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !wakeRequested, !items.isEmpty else { return [] }
+        let taken = items
+        items.removeAll(keepingCapacity: true)
+        lineCount = 0
+        condition.broadcast()
+        return taken
+    }
+
     /// Wakes the loop (a signal arrived).
     func wake() {
         condition.lock()

@@ -352,7 +352,13 @@ public final class Runner {
         // The last item of a run of a file's batches the decoding thread is decoding, while the
         // batches before them go through the pipeline.
         var aheadThrough: Int?
-        for (index, item) in items.enumerated() {
+        // Items taken from the queue while the decoding thread was about to run out of batches.
+        var items = items
+        var linesTaken = 0
+        var index = -1
+        while index + 1 < items.count {
+            index += 1
+            let item = items[index]
             switch item {
             case .lines(let input, let lines, let position, let live):
                 // Standard input, gpsd: no file to name the lines by. It may be live whatever the
@@ -366,9 +372,26 @@ public final class Runner {
             case .fileLines(let input, let lines, let position, let live):
                 if live { history = false }
                 let arrivedAt = live ? Date() : nil
+                linesTaken += lines.count
                 if let through = aheadThrough, index <= through {
+                    if through - index <= 1, linesTaken < Runner.linesPerProcessing, let identity = position.identity,
+                        let first = lines.first
+                    {
+                        // The thread is about to run out: the file's batches queued since this
+                        // call began are decoded next, without waiting for the loop's next take.
+                        let taken = queue.takeAvailable()
+                        items += taken
+                        let more = followingBatches(in: items, after: through, input: input, identity: identity)
+                        if let last = more.last?.last {
+                            crashMarker.set(
+                                CrashMarker.Lines(
+                                    input: input, identity: identity, first: first, last: last, alone: false))
+                            decodingThread.extend(more)
+                            aheadThrough = through + more.count
+                        }
+                    }
                     take(decodingThread.next(), from: input, arrivedAt: arrivedAt, batch: &batch)
-                    if index == through {
+                    if index == aheadThrough {
                         decoders[input] = decodingThread.finish()
                         aheadThrough = nil
                     }
@@ -442,6 +465,10 @@ public final class Runner {
         }
         return ended
     }
+
+    /// The most lines one call of ``process(_:)`` takes from the queue beyond those it was given:
+    /// the loop then looks at signals, pauses and the progress line again.
+    static let linesPerProcessing = 100_000
 
     /// Commits the history gathered in the pending batch, if any (see ``process(_:)``).
     private func commitPending() {
