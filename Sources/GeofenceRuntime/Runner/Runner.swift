@@ -354,7 +354,7 @@ public final class Runner {
         var aheadThrough: Int?
         // Items taken from the queue while the decoding thread was about to run out of batches.
         var items = items
-        var linesTaken = 0
+        let began = ContinuousClock.now
         var index = -1
         while index + 1 < items.count {
             index += 1
@@ -372,13 +372,14 @@ public final class Runner {
             case .fileLines(let input, let lines, let position, let live):
                 if live { history = false }
                 let arrivedAt = live ? Date() : nil
-                linesTaken += lines.count
                 if let through = aheadThrough, index <= through {
-                    if through - index <= 1, linesTaken < Runner.linesPerProcessing, let identity = position.identity,
+                    if through - index <= 1, !catchUp.isReading(input),
+                        began.duration(to: .now) < Runner.extendingDuration, let identity = position.identity,
                         let first = lines.first
                     {
                         // The thread is about to run out: the file's batches queued since this
                         // call began are decoded next, without waiting for the loop's next take.
+                        // Not while a progress line is drawn between turns of the loop.
                         let taken = queue.takeAvailable()
                         items += taken
                         let more = followingBatches(in: items, after: through, input: input, identity: identity)
@@ -466,9 +467,9 @@ public final class Runner {
         return ended
     }
 
-    /// The most lines one call of ``process(_:)`` takes from the queue beyond those it was given:
-    /// the loop then looks at signals, pauses and the progress line again.
-    static let linesPerProcessing = 100_000
+    /// How long one call of ``process(_:)`` goes on taking a file's batches from the queue beyond
+    /// those it was given: the loop then looks at signals and pauses again.
+    static let extendingDuration = Duration.milliseconds(250)
 
     /// Commits the history gathered in the pending batch, if any (see ``process(_:)``).
     private func commitPending() {
