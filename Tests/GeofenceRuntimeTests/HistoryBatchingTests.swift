@@ -93,8 +93,8 @@ struct HistoryBatchingTests {
         // Twice: the thread waits between runs of batches and takes the decoder back each time.
         var decoder = StreamDecoder(source: "fixes.ndjson")
         for _ in 0..<2 {
-            thread.start(
-                [LineBlock(Array(lines[..<25])), LineBlock(Array(lines[25...]))], decoder: decoder, crashText: nil)
+            let batches = [LineBlock(Array(lines[..<25])), LineBlock(Array(lines[25...]))]
+            thread.start(batches, decoder: decoder, crashText: nil)
             let first = thread.next()
             let second = thread.next()
             decoder = thread.finish()

@@ -27,8 +27,8 @@ struct LineBlock: Sendable {
             if !line.isTooLong { bytes.append(contentsOf: line.text.utf8) }
             lines.append(
                 Line(
-                    end: bytes.count, number: line.number, endOffset: line.endOffset, byteCount: line.byteCount,
-                    isTooLong: line.isTooLong))
+                    end: bytes.count, number: line.number, endOffset: line.endOffset,
+                    byteCount: line.byteCount, isTooLong: line.isTooLong))
         }
     }
 

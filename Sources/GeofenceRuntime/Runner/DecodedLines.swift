@@ -33,7 +33,9 @@ struct DecodedLines {
     /// first (bad bytes become U+FFFD), as a `String` of it would be. A line containing
     /// `crashText` (the end-to-end tests' stand-in for a line that crashes the engine; `nil`
     /// outside them) traps here, where decoding happens, under the crash note that names it.
-    static func decode(_ lines: LineBlock, with decoder: inout StreamDecoder, crashText: String?) -> DecodedLines {
+    static func decode(_ lines: LineBlock, with decoder: inout StreamDecoder, crashText: String?)
+        -> DecodedLines
+    {
         var decoded = DecodedLines()
         decoded.entries.reserveCapacity(lines.count)
         decoded.records.reserveCapacity(lines.count)

@@ -341,6 +341,11 @@ public final class Runner {
     /// for many thousands of records rather than for each read of the file. Nothing is lost by
     /// waiting: the input positions are committed with the records they follow, so after a crash
     /// the uncommitted lines are read again and give the same events and action ids.
+    ///
+    /// A run of one file's batches is decoded on the decoding thread while the batches before go
+    /// through the pipeline, under one crash note naming all their lines; as the thread runs out,
+    /// the file's batches queued meanwhile are added to the run (for at most
+    /// ``extendingDuration``, and never while a progress line is drawn between turns).
     private func process(_ items: [InputItem]) -> Set<String> {
         catchUp.clear()
         var ended = Set<String>()
@@ -365,8 +370,8 @@ public final class Runner {
                 // flag says, so it is committed at once.
                 history = false
                 processUnplaced(
-                    lines.map { ($0.number, $0.text) }, from: input, arrivedAt: live ? Date() : nil, topic: nil,
-                    batch: &batch)
+                    lines.map { ($0.number, $0.text) }, from: input, arrivedAt: live ? Date() : nil,
+                    topic: nil, batch: &batch)
                 if let position { batch.positions[input] = position }
                 if let line = catchUp.read(input, lines: lines.count, position: position) { log.info(line) }
             case .fileLines(let input, let lines, let position, let live):
@@ -382,7 +387,8 @@ public final class Runner {
                         // Not while a progress line is drawn between turns of the loop.
                         let taken = queue.takeAvailable()
                         items += taken
-                        let more = followingBatches(in: items, after: through, input: input, identity: identity)
+                        let more = followingBatches(
+                            in: items, after: through, input: input, identity: identity)
                         if let last = more.last?.last {
                             crashMarker.set(
                                 CrashMarker.Lines(
@@ -401,7 +407,8 @@ public final class Runner {
                 {
                     // The batches after this one, of the same file, are decoded on the other core
                     // while this one goes through the pipeline; the note names the lines of all.
-                    let following = followingBatches(in: items, after: index, input: input, identity: identity)
+                    let following = followingBatches(
+                        in: items, after: index, input: input, identity: identity)
                     crashMarker.set(
                         CrashMarker.Lines(
                             input: input, identity: identity, first: first,
