@@ -110,6 +110,10 @@ struct DecodedLines {
 /// it. Everything is handed over under one condition lock, which orders the two threads' use of
 /// the decoder and the lines.
 final class LineDecodingThread: @unchecked Sendable {
+    /// The most batches decoded ahead of the loop: enough that it seldom waits, few enough that
+    /// the decoded records held in memory stay small.
+    static let maxAhead = 8
+
     private let condition = NSCondition()
     /// The batches still to decode, in order, and the next one's index.
     private var jobs: [LineBlock] = []
@@ -154,6 +158,7 @@ final class LineDecodingThread: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while done.isEmpty { condition.wait() }
+        condition.broadcast()
         return done.removeFirst()
     }
 
@@ -182,9 +187,11 @@ final class LineDecodingThread: @unchecked Sendable {
     private func work() {
         condition.lock()
         while true {
-            while nextJob >= jobs.count, !stopped { condition.wait() }
+            while nextJob >= jobs.count || done.count >= Self.maxAhead, !stopped { condition.wait() }
             guard nextJob < jobs.count, var taken = decoder else { break }
+            // The thread keeps the lines only while it decodes them.
             let lines = jobs[nextJob]
+            jobs[nextJob] = LineBlock()
             let crashText = crashText
             decoder = nil
             condition.unlock()

@@ -357,13 +357,15 @@ public final class Runner {
         // The last item of a run of a file's batches the decoding thread is decoding, while the
         // batches before them go through the pipeline.
         var aheadThrough: Int?
-        // Items taken from the queue while the decoding thread was about to run out of batches.
-        var items = items
+        // With the items taken from the queue while the decoding thread was about to run out of
+        // batches; each is let go once taken, so that a long turn holds only the lines ahead.
+        var items: [InputItem?] = items
         let began = ContinuousClock.now
         var index = -1
         while index + 1 < items.count {
             index += 1
-            let item = items[index]
+            guard let item = items[index] else { continue }
+            items[index] = nil
             switch item {
             case .lines(let input, let lines, let position, let live):
                 // Standard input, gpsd: no file to name the lines by. It may be live whatever the
@@ -385,8 +387,7 @@ public final class Runner {
                         // The thread is about to run out: the file's batches queued since this
                         // call began are decoded next, without waiting for the loop's next take.
                         // Not while a progress line is drawn between turns of the loop.
-                        let taken = queue.takeAvailable()
-                        items += taken
+                        items += queue.takeAvailable().map(Optional.some)
                         let more = followingBatches(
                             in: items, after: through, input: input, identity: identity)
                         if let last = more.last?.last {
@@ -513,12 +514,12 @@ public final class Runner {
     /// The batches of the items after `index` that are lines of the same file (the same input and
     /// file identity), up to the first that is not or that touches the last crash: those to decode
     /// while the batch of `index` goes through the pipeline.
-    private func followingBatches(in items: [InputItem], after index: Int, input: String, identity: String)
+    private func followingBatches(in items: [InputItem?], after index: Int, input: String, identity: String)
         -> [LineBlock]
     {
         var batches: [LineBlock] = []
         for item in items[(index + 1)...] {
-            guard case .fileLines(let nextInput, let lines, let position, _) = item, nextInput == input,
+            guard case .fileLines(let nextInput, let lines, let position, _)? = item, nextInput == input,
                 position.identity == identity, let first = lines.first, let last = lines.last,
                 !touchesLastCrash(input: input, identity: identity, first: first, last: last)
             else { break }
