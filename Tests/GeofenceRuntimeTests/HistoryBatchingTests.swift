@@ -70,33 +70,37 @@ struct HistoryBatchingTests {
     }
 
     /// Lines decoded on the decoding thread give the records, the unreadable lines and the lines
-    /// too long, in line order, that decoding them on the loop's thread gives, and hand back the
-    /// decoder having read them.
+    /// too long, in line order, that decoding them on the loop's thread gives, batch by batch, and
+    /// hand back the decoder having read them.
     @Test func linesDecodedOnTheDecodingThreadAreThoseTheLoopWouldDecode() {
-        var lines: [(text: String?, number: Int64)] = []
+        var lines: [InputLine] = []
         for number in 1...50 {
             let text: String? =
                 switch number {
                 case 7: nil
                 case 20: #"{"latitude": "north"}"#
+                case 33: #"{"timestamp":1772521233000,"latitude":51.5,"longitude":-0.12,"label":"café"}"#
                 default:
                     #"{"timestamp":\#(1_772_521_200_000 + number * 1000),"latitude":51.5,"longitude":-0.12,"horizontalAccuracy":8}"#
                 }
-            lines.append((text, Int64(number)))
+            lines.append(
+                InputLine(text: text ?? "", number: Int64(number), endOffset: 0, isTooLong: text == nil))
         }
         var direct = StreamDecoder(source: "fixes.ndjson")
-        let expected = DecodedLines.decode(lines, with: &direct, crashText: nil)
+        let expected = DecodedLines.decode(LineBlock(lines), with: &direct, crashText: nil)
         let thread = LineDecodingThread()
         defer { thread.stop() }
-        // Twice: the thread waits between batches and takes the decoder back each time.
+        // Twice: the thread waits between runs of batches and takes the decoder back each time.
         var decoder = StreamDecoder(source: "fixes.ndjson")
         for _ in 0..<2 {
-            thread.start(lines, decoder: decoder, crashText: nil)
-            let finished = thread.finish()
-            decoder = finished.decoder
-            #expect(finished.lines.records == 48)
-            #expect(finished.lines.fixes == 48)
-            #expect(describe(finished.lines) == describe(expected))
+            let batches = [LineBlock(Array(lines[..<25])), LineBlock(Array(lines[25...]))]
+            thread.start(batches, decoder: decoder, crashText: nil)
+            let first = thread.next()
+            let second = thread.next()
+            decoder = thread.finish()
+            #expect(first.records.count + second.records.count == 48)
+            #expect(first.fixes + second.fixes == 48)
+            #expect(describe(first) + describe(second) == describe(expected))
         }
         // Undecided until its first line: the decoder came back having read them.
         #expect(decoder.decidedFormat != nil)
@@ -104,15 +108,31 @@ struct HistoryBatchingTests {
         let entries = describe(expected)
         #expect(entries[6] == "too long 7")
         #expect(entries[19].hasPrefix("error "))
+        #expect(entries[32].contains("café"))
         #expect(entries.count == 50)
+    }
+
+    /// A block of lines gives back the texts and the follower's lines it was made of, bad UTF-8
+    /// made valid as a `String` of it is.
+    @Test func aLineBlockGivesBackItsLines() {
+        let lines = [
+            InputLine(text: "{}", number: 1, endOffset: 3),
+            InputLine(text: "", number: 2, endOffset: 2_000_000, isTooLong: true, byteCount: 1_999_996),
+            InputLine(text: "", number: 3, endOffset: 2_000_001),
+            InputLine(text: "é", number: 4, endOffset: 2_000_004),
+        ]
+        let block = LineBlock(lines)
+        #expect(block.inputLines == lines)
+        #expect(block.texts.map(\.text) == ["{}", nil, "", "é"])
+        #expect(block.first == 1 && block.last == 4 && block.count == 4)
     }
 
     private func describe(_ decoded: DecodedLines) -> [String] {
         decoded.entries.map { entry in
             switch entry {
             case .tooLong(let number): "too long \(number)"
-            case .record(.success(let record)): "record \(record)"
-            case .record(.failure(let error)): "error \(error)"
+            case .record(let index, _, _): "record \(decoded.records[index])"
+            case .failure(let error): "error \(error)"
             }
         }
     }

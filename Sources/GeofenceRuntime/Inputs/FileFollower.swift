@@ -98,7 +98,7 @@ public final class FileFollower {
     private var file: OpenFile?
     private var splitter: LineSplitter
     private var startPosition: FilePosition?
-    private var queued: [Update] = []
+    private var queued: [Event] = []
     /// Whether the current file is the old file found on resuming, to be finished before the path's.
     private var readingPreviousFile = false
     private var reportedMissing = false
@@ -142,8 +142,25 @@ public final class FileFollower {
     /// - Throws: ``InputFileError`` if the file cannot be opened for a reason other than not existing
     ///   (or at all, when not following), or cannot be read.
     public func next() throws(InputFileError) -> Update? {
+        switch try nextBlock() {
+        case .lines(let block, let position)?: .lines(block.inputLines, position)
+        case .event(let event)?: .event(event)
+        case nil: nil
+        }
+    }
+
+    /// What ``nextBlock()`` returns: lines with their bytes in one buffer, or an event.
+    enum BlockUpdate: Sendable {
+        /// Complete lines in file order, and the position after the last of them.
+        case lines(LineBlock, FilePosition)
+        /// Something that happened to the file.
+        case event(Event)
+    }
+
+    /// ``next()`` with the lines' bytes kept as read, no `String` made of them (see ``LineBlock``).
+    func nextBlock() throws(InputFileError) -> BlockUpdate? {
         while true {
-            if !queued.isEmpty { return queued.removeFirst() }
+            if !queued.isEmpty { return .event(queued.removeFirst()) }
             if ended || cancellation.isCancelled { return nil }
             guard let current = file else {
                 if try openPath() { continue }
@@ -161,8 +178,9 @@ public final class FileFollower {
                 }
             }.get()
             if count > 0 {
-                let lines = splitter.append(chunk[0..<count])
-                if !lines.isEmpty, let position { return .lines(lines, position) }
+                var block = LineBlock()
+                splitter.appendRaw(chunk[0..<count]) { block.append($0) }
+                if !block.isEmpty, let position { return .lines(block, position) }
                 continue
             }
             if let update = try atEndOfFile(current) { return update }
@@ -195,17 +213,17 @@ public final class FileFollower {
         reportedMissing = false
         guard let start = startPosition else {
             use(descriptor, identity: status.identity, at: 0, line: 0)
-            queued.append(.event(.opened(identity: status.identity)))
+            queued.append(.opened(identity: status.identity))
             return true
         }
         startPosition = nil
         if start.identity == status.identity {
             if status.size >= start.offset {
                 use(descriptor, identity: status.identity, at: start.offset, line: start.line)
-                queued.append(.event(.resumed(start)))
+                queued.append(.resumed(start))
             } else {
                 use(descriptor, identity: status.identity, at: 0, line: 0)
-                queued.append(.event(.truncated(identity: status.identity, atOffset: start.offset)))
+                queued.append(.truncated(identity: status.identity, atOffset: start.offset))
             }
             return true
         }
@@ -214,12 +232,12 @@ public final class FileFollower {
             file = OpenFile(descriptor: previous.descriptor, identity: start.identity, path: previous.path)
             splitter.reset(offset: start.offset, line: start.line)
             readingPreviousFile = true
-            queued.append(.event(.finishingPreviousFile(path: previous.path, from: start)))
+            queued.append(.finishingPreviousFile(path: previous.path, from: start))
             return true
         }
         use(descriptor, identity: status.identity, at: 0, line: 0)
-        queued.append(.event(.previousFileNotFound(start)))
-        queued.append(.event(.rotated(from: start.identity, to: status.identity)))
+        queued.append(.previousFileNotFound(start))
+        queued.append(.rotated(from: start.identity, to: status.identity))
         return true
     }
 
@@ -263,11 +281,13 @@ public final class FileFollower {
 
     /// Decides what the end of the current file means: the end of a replay, a switch to a rotated
     /// file, a truncation, or nothing new yet (after waiting). `nil` means read again.
-    private func atEndOfFile(_ current: OpenFile) throws(InputFileError) -> Update? {
+    private func atEndOfFile(_ current: OpenFile) throws(InputFileError) -> BlockUpdate? {
         if !follows {
             if readingPreviousFile { return try switchToPath(from: current) }
             ended = true
-            if let last = splitter.finish(), let position { return .lines([last], position) }
+            var last = LineBlock()
+            splitter.finishRaw { last.append($0) }
+            if !last.isEmpty, let position { return .lines(last, position) }
             return nil
         }
         // The path first, then the open file: a writer that has moved to a new file has finished
@@ -313,8 +333,10 @@ public final class FileFollower {
 
     /// Leaves the finished old file for the file now at the path: delivers the old file's last
     /// unterminated line, if any, then reports the rotation.
-    private func switchToPath(from old: OpenFile) throws(InputFileError) -> Update? {
-        let last = splitter.finish()
+    private func switchToPath(from old: OpenFile) throws(InputFileError) -> BlockUpdate? {
+        var finished = LineBlock()
+        splitter.finishRaw { finished.append($0) }
+        let last = finished.isEmpty ? nil : finished
         let oldPosition = position
         let descriptor: Int32
         switch FileCalls.openForReading(path) {
@@ -322,13 +344,13 @@ public final class FileFollower {
         case .failure(let error):
             // Gone again between the stat and the open: keep the old file and look again later.
             guard error.code == ENOENT, follows else { throw error }
-            if let last, let oldPosition { return .lines([last], oldPosition) }
+            if let last, let oldPosition { return .lines(last, oldPosition) }
             return nil
         }
         let status = try status(ofOpened: descriptor)
         use(descriptor, identity: status.identity, at: 0, line: 0)
-        queued.append(.event(.rotated(from: old.identity, to: status.identity)))
-        if let last, let oldPosition { return .lines([last], oldPosition) }
+        queued.append(.rotated(from: old.identity, to: status.identity))
+        if let last, let oldPosition { return .lines(last, oldPosition) }
         return nil
     }
 }

@@ -103,7 +103,7 @@ final class FileInput: RunInput {
             path: path, startingAt: startPosition, follow: follow, pollInterval: pollSeconds,
             cancellation: cancellation)
         do {
-            while let update = try follower.next() {
+            while let update = try follower.nextBlock() {
                 switch update {
                 case .lines(let lines, let position):
                     let resumptions = Resumptions.count.load(ordering: .acquiring)
@@ -111,11 +111,10 @@ final class FileInput: RunInput {
                         resumptionsSeen = resumptions
                         backlog = FileBacklog(path: path)
                     }
-                    let texts = lines.map { (text: $0.isTooLong ? nil : $0.text, number: $0.number) }
                     let live =
                         !history && !backlog.contains(identity: position.identity, offset: position.offset)
                     let stored = position.inputPosition(input: name)
-                    guard queue.put(.lines(input: name, lines: texts, position: stored, live: live))
+                    guard queue.put(.fileLines(input: name, lines: lines, position: stored, live: live))
                     else { return }
                 case .event(let event):
                     queue.put(

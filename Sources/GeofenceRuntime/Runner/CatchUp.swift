@@ -73,6 +73,12 @@ struct CatchUp {
         return "input \(name): caught up (\(read)); now live, new lines fire the rules"
     }
 
+    /// Whether the history of `name` is being read with a progress line: it is drawn between
+    /// turns of the loop, each of which reads at most what the queue holds.
+    func isReading(_ name: String) -> Bool {
+        inputs[name].map { !$0.caughtUp } ?? false
+    }
+
     /// Redraws the progress line on a terminal, at most once a second.
     mutating func draw() {
         guard terminal else { return }

@@ -2,84 +2,139 @@ import Foundation
 import GeofenceInput
 
 /// The records of one batch of a file's lines, decoded before the pipeline takes them, so that
-/// the next batch can be decoded on the other core while this one goes through the pipeline (as
+/// the next batches can be decoded on the other core while this one goes through the pipeline (as
 /// `replay` reads on one thread and runs the monitor on another).
 ///
 /// Decoding touches nothing but the input's own ``StreamDecoder``; what the lines mean for the
 /// run's log and counts (a line too long, a line that cannot be read) is kept here in line order
-/// and said by the engine's loop when it takes the records.
+/// and said by the engine's loop when it takes the records. The records are kept apart from the
+/// entries, so that the loop reads each where it lies: a record is a large value, and each copy
+/// of it costs a memcpy.
 struct DecodedLines {
     /// One line's outcome, in line order.
     enum Entry {
-        /// A record, or the reason a line gave none.
-        case record(Result<InputRecord, RecordError>)
+        /// A record: its index in ``records``, and what the loop asks of it without reading it
+        /// (whether it is a fix, whether it is a message geofence ignores).
+        case record(Int, isFix: Bool, isIgnored: Bool)
+        /// The reason a line gave no record.
+        case failure(RecordError)
         /// A line longer than the reader keeps, delivered without its text.
         case tooLong(number: Int64)
     }
 
     /// What the lines gave, in order (a line can give no record, or several).
     private(set) var entries: [Entry] = []
-    /// How many of the entries are records.
-    private(set) var records = 0
+    /// The records the entries name.
+    private(set) var records: [InputRecord] = []
     /// How many of the records are fixes.
     private(set) var fixes = 0
 
-    /// Decodes `lines` with `decoder`. A line containing `crashText` (the end-to-end tests'
-    /// stand-in for a line that crashes the engine; `nil` outside them) traps here, where decoding
-    /// happens, under the crash note that names it.
-    static func decode(
-        _ lines: [(text: String?, number: Int64)], with decoder: inout StreamDecoder, crashText: String?
-    ) -> DecodedLines {
+    /// Decodes `lines` with `decoder`: an ASCII line where it lies, any other made valid UTF-8
+    /// first (bad bytes become U+FFFD), as a `String` of it would be. A line containing
+    /// `crashText` (the end-to-end tests' stand-in for a line that crashes the engine; `nil`
+    /// outside them) traps here, where decoding happens, under the crash note that names it.
+    static func decode(_ lines: LineBlock, with decoder: inout StreamDecoder, crashText: String?)
+        -> DecodedLines
+    {
         var decoded = DecodedLines()
         decoded.entries.reserveCapacity(lines.count)
-        for line in lines {
-            guard var text = line.text else {
-                decoded.entries.append(.tooLong(number: line.number))
-                continue
+        decoded.records.reserveCapacity(lines.count)
+        decoded.read(lines, with: &decoder, crashText: crashText)
+        return decoded
+    }
+
+    // A method on `self` rather than closures capturing a local: `self` is then reached through
+    // the `inout` with no dynamic exclusivity check for each record.
+    private mutating func read(_ lines: LineBlock, with decoder: inout StreamDecoder, crashText: String?) {
+        lines.forEachLine { bytes, number in
+            guard let bytes else {
+                entries.append(.tooLong(number: number))
+                return
             }
+            if crashText == nil, Self.isASCII(bytes) {
+                return decoder.decode(bytes: bytes, number: Int(number)) { add($0) }
+            }
+            var text = String(decoding: bytes, as: UTF8.self)
             if let crashText, text.contains(crashText) {
                 fatalError("GEOFENCE_TEST_CRASH_ON_TEXT: this line crashes the engine, as the test asked")
             }
-            text.withUTF8 { bytes in
-                decoder.decode(bytes: bytes, number: Int(line.number)) { result in
-                    if case .success(let record) = result {
-                        decoded.records += 1
-                        if record.fix != nil { decoded.fixes += 1 }
-                    }
-                    decoded.entries.append(.record(result))
-                }
-            }
+            text.withUTF8 { bytes in decoder.decode(bytes: bytes, number: Int(number)) { add($0) } }
         }
-        return decoded
+    }
+
+    private mutating func add(_ result: Result<InputRecord, RecordError>) {
+        switch result {
+        case .success(let record):
+            var isFix = false
+            var isIgnored = false
+            switch record {
+            case .fix: isFix = true
+            case .ignored: isIgnored = true
+            default: break
+            }
+            if isFix { fixes += 1 }
+            entries.append(.record(records.count, isFix: isFix, isIgnored: isIgnored))
+            records.append(record)
+        case .failure(let failure):
+            entries.append(.failure(failure))
+        }
+    }
+
+    /// Whether every byte is ASCII, so the bytes are already the UTF-8 a `String` of them would hold.
+    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        var index = 0
+        let count = bytes.count
+        // Eight bytes at a time: any byte with its top bit set is not ASCII.
+        while index + 8 <= count {
+            if UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 != 0 {
+                return false
+            }
+            index += 8
+        }
+        while index < count {
+            if base[index] >= 0x80 { return false }
+            index += 1
+        }
+        return true
     }
 }
 
-/// A thread of its own that decodes a file's next lines while the engine's loop runs the last
-/// ones through the pipeline: the loop hands it the lines with the input's decoder
-/// (``start(_:decoder:crashText:)``), and takes both back, the records decoded, with ``finish()``.
+/// A thread of its own that decodes a file's next batches of lines while the engine's loop runs
+/// the batches before them through the pipeline: the loop hands it a run of batches with the
+/// input's decoder (``start(_:decoder:crashText:)``), takes each batch decoded in order with
+/// ``next()`` as soon as it is ready, and takes the decoder back, having read them all, with
+/// ``finish()``.
 ///
-/// The thread is started with the first lines and waits for more between batches; ``stop()`` ends
+/// The thread is started with the first batches and waits for more between runs; ``stop()`` ends
 /// it. Everything is handed over under one condition lock, which orders the two threads' use of
 /// the decoder and the lines.
 final class LineDecodingThread: @unchecked Sendable {
-    private struct Job {
-        var lines: [(text: String?, number: Int64)]
-        var decoder: StreamDecoder
-        var crashText: String?
-    }
+    /// The most batches decoded ahead of the loop: enough that it seldom waits, few enough that
+    /// the decoded records held in memory stay small.
+    static let maxAhead = 8
 
     private let condition = NSCondition()
-    private var job: Job?
-    private var done: (lines: DecodedLines, decoder: StreamDecoder)?
+    /// The batches still to decode, in order, and the next one's index.
+    private var jobs: [LineBlock] = []
+    private var nextJob = 0
+    /// The decoder, while the thread is not decoding with it.
+    private var decoder: StreamDecoder?
+    private var crashText: String?
+    /// Batches decoded and not yet taken, in order.
+    private var done: [DecodedLines] = []
     private var started = false
     private var stopped = false
 
-    /// Starts decoding `lines` with `decoder`, which the thread holds until ``finish()``.
-    func start(_ lines: [(text: String?, number: Int64)], decoder: StreamDecoder, crashText: String?) {
+    /// Starts decoding `batches`, in order, with `decoder`, which the thread holds until ``finish()``.
+    func start(_ batches: [LineBlock], decoder: StreamDecoder, crashText: String?) {
         condition.lock()
         defer { condition.unlock() }
-        precondition(job == nil && done == nil, "one batch of lines at a time")
-        job = Job(lines: lines, decoder: decoder, crashText: crashText)
+        precondition(jobs.isEmpty && self.decoder == nil && done.isEmpty, "one run of batches at a time")
+        jobs = batches
+        nextJob = 0
+        self.decoder = decoder
+        self.crashText = crashText
         if !started {
             started = true
             let thread = Thread { [self] in work() }
@@ -89,13 +144,35 @@ final class LineDecodingThread: @unchecked Sendable {
         condition.broadcast()
     }
 
-    /// Waits for the lines given to ``start(_:decoder:crashText:)``; returns them decoded, and the decoder.
-    func finish() -> (lines: DecodedLines, decoder: StreamDecoder) {
+    /// Adds `batches` to those the thread is decoding, after them.
+    func extend(_ batches: [LineBlock]) {
         condition.lock()
         defer { condition.unlock() }
-        while done == nil { condition.wait() }
-        guard let finished = done else { preconditionFailure("waited for the decoded lines") }
-        done = nil
+        precondition(decoder != nil || nextJob < jobs.count, "a run of batches is being decoded")
+        jobs += batches
+        condition.broadcast()
+    }
+
+    /// Waits for the next batch given to ``start(_:decoder:crashText:)`` and returns it decoded.
+    func next() -> DecodedLines {
+        condition.lock()
+        defer { condition.unlock() }
+        while done.isEmpty { condition.wait() }
+        condition.broadcast()
+        return done.removeFirst()
+    }
+
+    /// Waits until every batch is decoded and returns the decoder; each batch must have been
+    /// taken with ``next()``.
+    func finish() -> StreamDecoder {
+        condition.lock()
+        defer { condition.unlock() }
+        while nextJob < jobs.count || decoder == nil { condition.wait() }
+        precondition(done.isEmpty, "every decoded batch is taken before the decoder")
+        guard let finished = decoder else { preconditionFailure("waited for the decoder") }
+        decoder = nil
+        jobs = []
+        nextJob = 0
         return finished
     }
 
@@ -110,13 +187,19 @@ final class LineDecodingThread: @unchecked Sendable {
     private func work() {
         condition.lock()
         while true {
-            while job == nil, !stopped { condition.wait() }
-            guard var taken = job else { break }
-            job = nil
+            while nextJob >= jobs.count || done.count >= Self.maxAhead, !stopped { condition.wait() }
+            guard nextJob < jobs.count, var taken = decoder else { break }
+            // The thread keeps the lines only while it decodes them.
+            let lines = jobs[nextJob]
+            jobs[nextJob] = LineBlock()
+            let crashText = crashText
+            decoder = nil
             condition.unlock()
-            let decoded = DecodedLines.decode(taken.lines, with: &taken.decoder, crashText: taken.crashText)
+            let decoded = DecodedLines.decode(lines, with: &taken, crashText: crashText)
             condition.lock()
-            done = (decoded, taken.decoder)
+            nextJob += 1
+            decoder = taken
+            done.append(decoded)
             condition.broadcast()
         }
         condition.unlock()

@@ -3,9 +3,12 @@ import GeofenceInput
 
 /// What an input thread hands to the engine's loop.
 enum InputItem: Sendable {
-    /// Complete lines from an input (`nil` text for a line too long to keep), with the position to store after the last of them (files
-    /// only), and whether they arrived live (after the backlog present at start).
+    /// Complete lines from an input that has no positions (standard input, gpsd; `nil` text for a
+    /// line too long to keep), with whether they arrived live.
     case lines(input: String, lines: [(text: String?, number: Int64)], position: InputPosition?, live: Bool)
+    /// Complete lines of a file, their bytes as read (see ``LineBlock``), with the position to
+    /// store after the last of them and whether they arrived live (after the backlog present at start).
+    case fileLines(input: String, lines: LineBlock, position: InputPosition, live: Bool)
     /// One message from the MQTT broker, as a line (`nil` text for a payload too large to keep),
     /// with its topic for messages about it and a number counting messages since the start.
     case message(input: String, topic: String, text: String?, number: Int64, live: Bool)
@@ -43,6 +46,7 @@ final class RecordQueue: @unchecked Sendable {
         guard !closed else { return false }
         switch item {
         case .lines(_, let lines, _, _): lineCount += lines.count
+        case .fileLines(_, let lines, _, _): lineCount += lines.count
         case .message: lineCount += 1
         case .posted(_, let lines, _, _, _): lineCount += lines.count
         case .records(_, let records): lineCount += records.count
@@ -62,6 +66,19 @@ final class RecordQueue: @unchecked Sendable {
             if !condition.wait(until: deadline) { break }
         }
         wakeRequested = false
+        let taken = items
+        items.removeAll(keepingCapacity: true)
+        lineCount = 0
+        condition.broadcast()
+        return taken
+    }
+
+    /// Takes everything queued without waiting; nothing once a wake was asked for, which the
+    /// loop's next ``takeAll(timeout:)`` answers.
+    func takeAvailable() -> [InputItem] {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !wakeRequested, !items.isEmpty else { return [] }
         let taken = items
         items.removeAll(keepingCapacity: true)
         lineCount = 0

@@ -341,6 +341,11 @@ public final class Runner {
     /// for many thousands of records rather than for each read of the file. Nothing is lost by
     /// waiting: the input positions are committed with the records they follow, so after a crash
     /// the uncommitted lines are read again and give the same events and action ids.
+    ///
+    /// A run of one file's batches is decoded on the decoding thread while the batches before go
+    /// through the pipeline, under one crash note naming all their lines; as the thread runs out,
+    /// the file's batches queued meanwhile are added to the run (for at most
+    /// ``extendingDuration``, and never while a progress line is drawn between turns).
     private func process(_ items: [InputItem]) -> Set<String> {
         catchUp.clear()
         var ended = Set<String>()
@@ -349,91 +354,77 @@ public final class Runner {
         if batch.isEmpty { pendingSince = .now }
         // Whether every item is history, which may wait in the pending batch.
         var history = true
-        // The next item's lines, decoded while the last ones went through the pipeline.
-        var ahead: (index: Int, lines: DecodedLines)?
-        for (index, item) in items.enumerated() {
+        // The last item of a run of a file's batches the decoding thread is decoding, while the
+        // batches before them go through the pipeline.
+        var aheadThrough: Int?
+        // With the items taken from the queue while the decoding thread was about to run out of
+        // batches; each is let go once taken, so that a long turn holds only the lines ahead.
+        var items: [InputItem?] = items
+        let began = ContinuousClock.now
+        var index = -1
+        while index + 1 < items.count {
+            index += 1
+            guard let item = items[index] else { continue }
+            items[index] = nil
             switch item {
             case .lines(let input, let lines, let position, let live):
+                // Standard input, gpsd: no file to name the lines by. It may be live whatever the
+                // flag says, so it is committed at once.
+                history = false
+                processUnplaced(
+                    lines.map { ($0.number, $0.text) }, from: input, arrivedAt: live ? Date() : nil,
+                    topic: nil, batch: &batch)
+                if let position { batch.positions[input] = position }
+                if let line = catchUp.read(input, lines: lines.count, position: position) { log.info(line) }
+            case .fileLines(let input, let lines, let position, let live):
                 if live { history = false }
                 let arrivedAt = live ? Date() : nil
-                let identity = position?.identity
-                if identity == nil {
-                    // Standard input: no file to name the lines by. It may be live whatever the
-                    // flag says, so it is committed at once.
-                    history = false
-                    processUnplaced(
-                        lines.map { ($0.number, $0.text) }, from: input, arrivedAt: arrivedAt, topic: nil,
-                        batch: &batch)
-                    if let position { batch.positions[input] = position }
-                    if let line = catchUp.read(input, lines: lines.count, position: position) {
-                        log.info(line)
-                    }
-                    continue
-                }
-                if let identity, let first = lines.first, let last = lines.last,
-                    !touchesLastCrash(input: input, identity: identity, first: first.number, last: last.number)
-                {
-                    let decoded: DecodedLines
-                    if let ahead, ahead.index == index {
-                        decoded = ahead.lines
-                    } else {
-                        crashMarker.set(
-                            CrashMarker.Lines(
-                                input: input, identity: identity, first: first.number, last: last.number,
-                                alone: false))
-                        decoded = decodeLines(lines, from: input)
-                    }
-                    ahead = nil
-                    if let next = Runner.followingLines(in: items, after: index, input: input, identity: identity),
-                        !touchesLastCrash(input: input, identity: identity, first: next.first, last: next.last),
-                        let decoder = decoders.removeValue(forKey: input)
+                if let through = aheadThrough, index <= through {
+                    if through - index <= 1, !catchUp.isReading(input),
+                        began.duration(to: .now) < Runner.extendingDuration, let identity = position.identity,
+                        let first = lines.first
                     {
-                        // Both batches are being processed: the note names the lines of both.
-                        crashMarker.set(
-                            CrashMarker.Lines(
-                                input: input, identity: identity, first: first.number, last: next.last,
-                                alone: false))
-                        decodingThread.start(next.lines, decoder: decoder, crashText: testCrashText)
-                        take(decoded, from: input, arrivedAt: arrivedAt, batch: &batch)
-                        let following = decodingThread.finish()
-                        decoders[input] = following.decoder
-                        ahead = (index + 1, following.lines)
-                    } else {
-                        take(decoded, from: input, arrivedAt: arrivedAt, batch: &batch)
+                        // The thread is about to run out: the file's batches queued since this
+                        // call began are decoded next, without waiting for the loop's next take.
+                        // Not while a progress line is drawn between turns of the loop.
+                        items += queue.takeAvailable().map(Optional.some)
+                        let more = followingBatches(
+                            in: items, after: through, input: input, identity: identity)
+                        if let last = more.last?.last {
+                            crashMarker.set(
+                                CrashMarker.Lines(
+                                    input: input, identity: identity, first: first, last: last, alone: false))
+                            decodingThread.extend(more)
+                            aheadThrough = through + more.count
+                        }
                     }
-                    if let position { batch.positions[input] = position }
-                    if let line = catchUp.read(input, lines: lines.count, position: position) { log.info(line) }
-                    continue
-                }
-                let retry = suspect.map { suspect in
-                    lines.contains { suspect.contains(input: input, identity: identity, number: $0.number) }
-                }
-                if let identity, retry != true, let first = lines.first, let last = lines.last {
+                    take(decodingThread.next(), from: input, arrivedAt: arrivedAt, batch: &batch)
+                    if index == aheadThrough {
+                        decoders[input] = decodingThread.finish()
+                        aheadThrough = nil
+                    }
+                } else if let identity = position.identity, let first = lines.first, let last = lines.last,
+                    !touchesLastCrash(input: input, identity: identity, first: first, last: last)
+                {
+                    // The batches after this one, of the same file, are decoded on the other core
+                    // while this one goes through the pipeline; the note names the lines of all.
+                    let following = followingBatches(
+                        in: items, after: index, input: input, identity: identity)
                     crashMarker.set(
                         CrashMarker.Lines(
-                            input: input, identity: identity, first: first.number, last: last.number,
-                            alone: false))
+                            input: input, identity: identity, first: first,
+                            last: following.last?.last ?? last, alone: false))
+                    let decoded = decodeLines(lines, from: input)
+                    if !following.isEmpty, let decoder = decoders.removeValue(forKey: input) {
+                        decodingThread.start(following, decoder: decoder, crashText: testCrashText)
+                        aheadThrough = index + following.count
+                    }
+                    take(decoded, from: input, arrivedAt: arrivedAt, batch: &batch)
+                } else {
+                    processOneAtATime(
+                        lines, from: input, identity: position.identity, arrivedAt: arrivedAt, batch: &batch)
                 }
-                for line in lines {
-                    if let poison, poison.contains(input: input, identity: identity, number: line.number) {
-                        log.error("\(input):\(line.number): poison line (\(poison.reason) twice), skipped")
-                        continue
-                    }
-                    if let identity, let suspect, retry == true {
-                        // The retry: each line with a note of its own, so a second crash names it.
-                        let blamed = suspect.contains(input: input, identity: identity, number: line.number)
-                        crashMarker.set(
-                            CrashMarker.Lines(
-                                input: input, identity: identity, first: line.number, last: line.number,
-                                alone: blamed))
-                    }
-                    guard let text = line.text else {
-                        log.warning("\(input):\(line.number): line longer than 1 MiB, skipped")
-                        continue
-                    }
-                    decode(text, number: line.number, from: input, arrivedAt: arrivedAt, batch: &batch)
-                }
-                if let position { batch.positions[input] = position }
+                batch.positions[input] = position
                 if let line = catchUp.read(input, lines: lines.count, position: position) { log.info(line) }
             case .records(let input, let records):
                 for record in records { handle(record, from: input, arrivedAt: nil, batch: &batch) }
@@ -484,6 +475,10 @@ public final class Runner {
         return ended
     }
 
+    /// How long one call of ``process(_:)`` goes on taking a file's batches from the queue beyond
+    /// those it was given: the loop then looks at signals and pauses again.
+    static let extendingDuration = Duration.milliseconds(250)
+
     /// Commits the history gathered in the pending batch, if any (see ``process(_:)``).
     private func commitPending() {
         guard !pending.isEmpty else { return }
@@ -516,20 +511,62 @@ public final class Runner {
         return false
     }
 
-    /// The lines of the item after `index`, if it is lines of the same file (the same input and
-    /// file identity): the batch to decode while those of `index` go through the pipeline.
-    private static func followingLines(
-        in items: [InputItem], after index: Int, input: String, identity: String
-    ) -> (lines: [(text: String?, number: Int64)], first: Int64, last: Int64)? {
-        guard index + 1 < items.count,
-            case .lines(let nextInput, let lines, let position, _) = items[index + 1], nextInput == input,
-            position?.identity == identity, let first = lines.first, let last = lines.last
-        else { return nil }
-        return (lines, first.number, last.number)
+    /// The batches of the items after `index` that are lines of the same file (the same input and
+    /// file identity), up to the first that is not or that touches the last crash: those to decode
+    /// while the batch of `index` goes through the pipeline.
+    private func followingBatches(in items: [InputItem?], after index: Int, input: String, identity: String)
+        -> [LineBlock]
+    {
+        var batches: [LineBlock] = []
+        for item in items[(index + 1)...] {
+            guard case .fileLines(let nextInput, let lines, let position, _)? = item, nextInput == input,
+                position.identity == identity, let first = lines.first, let last = lines.last,
+                !touchesLastCrash(input: input, identity: identity, first: first, last: last)
+            else { break }
+            batches.append(lines)
+        }
+        return batches
+    }
+
+    /// Processes a batch of a file's lines one at a time, each decoded on the engine's thread:
+    /// lines the last run crashed on are retried each with a note of its own, so that a second
+    /// crash names the line, and a poison line is skipped.
+    private func processOneAtATime(
+        _ block: LineBlock, from input: String, identity: String?, arrivedAt: Date?, batch: inout Batch
+    ) {
+        let lines = block.texts
+        let retry = suspect.map { suspect in
+            lines.contains { suspect.contains(input: input, identity: identity, number: $0.number) }
+        }
+        if let identity, retry != true, let first = lines.first, let last = lines.last {
+            crashMarker.set(
+                CrashMarker.Lines(
+                    input: input, identity: identity, first: first.number, last: last.number,
+                    alone: false))
+        }
+        for line in lines {
+            if let poison, poison.contains(input: input, identity: identity, number: line.number) {
+                log.error("\(input):\(line.number): poison line (\(poison.reason) twice), skipped")
+                continue
+            }
+            if let identity, let suspect, retry == true {
+                // The retry: each line with a note of its own, so a second crash names it.
+                let blamed = suspect.contains(input: input, identity: identity, number: line.number)
+                crashMarker.set(
+                    CrashMarker.Lines(
+                        input: input, identity: identity, first: line.number, last: line.number,
+                        alone: blamed))
+            }
+            guard let text = line.text else {
+                log.warning("\(input):\(line.number): line longer than 1 MiB, skipped")
+                continue
+            }
+            decode(text, number: line.number, from: input, arrivedAt: arrivedAt, batch: &batch)
+        }
     }
 
     /// Decodes a batch of a file's lines on the engine's thread (the first of a run of batches).
-    private func decodeLines(_ lines: [(text: String?, number: Int64)], from input: String) -> DecodedLines {
+    private func decodeLines(_ lines: LineBlock, from input: String) -> DecodedLines {
         guard var decoder = decoders.removeValue(forKey: input) else { return DecodedLines() }
         defer { decoders[input] = decoder }
         return DecodedLines.decode(lines, with: &decoder, crashText: testCrashText)
@@ -537,23 +574,28 @@ public final class Runner {
 
     /// Runs a batch of a file's decoded lines through the pipeline, saying what could not be read.
     private func take(_ decoded: DecodedLines, from input: String, arrivedAt: Date?, batch: inout Batch) {
-        report.count(records: decoded.records, fixes: decoded.fixes, from: input)
+        report.count(records: decoded.records.count, fixes: decoded.fixes, from: input)
         var fixNoted = false
-        for entry in decoded.entries {
-            switch entry {
-            case .tooLong(let number):
-                log.warning("\(input):\(number): line longer than 1 MiB, skipped")
-            case .record(.failure(let failure)):
-                report.unreadable(from: input)
-                log.warning("\(failure)")
-            case .record(.success(let record)):
-                if let warning = report.ignored(record, from: input) { log.warning(warning) }
-                if !fixNoted, record.fix != nil {
-                    // Once for the batch: the input delivers fixes, its pause (if any) is over.
-                    noteFix(from: input, batch: &batch)
-                    fixNoted = true
+        // Each record is read where it lies in the array, not copied out.
+        decoded.records.withUnsafeBufferPointer { records in
+            for entry in decoded.entries {
+                switch entry {
+                case .tooLong(let number):
+                    log.warning("\(input):\(number): line longer than 1 MiB, skipped")
+                case .failure(let failure):
+                    report.unreadable(from: input)
+                    log.warning("\(failure)")
+                case .record(let index, let isFix, let isIgnored):
+                    if isIgnored, let warning = report.ignored(records[index], from: input) {
+                        log.warning(warning)
+                    }
+                    if !fixNoted, isFix {
+                        // Once for the batch: the input delivers fixes, its pause (if any) is over.
+                        noteFix(from: input, batch: &batch)
+                        fixNoted = true
+                    }
+                    run(records[index], from: input, arrivedAt: arrivedAt, batch: &batch)
                 }
-                run(record, from: input, arrivedAt: arrivedAt, batch: &batch)
             }
         }
     }
