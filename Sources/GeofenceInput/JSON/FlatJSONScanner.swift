@@ -258,31 +258,34 @@ struct FlatJSONScanner {
     /// composed from them (``NumberText/compose(_:exponent:negative:significantDigits:)``), the
     /// text parsed exactly only where that cannot say.
     private mutating func scanNumber() throws(JSONSyntaxError) -> Double {
-        let start = i
-        let negative = bytes[i] == UInt8(ascii: "-")
-        if negative { i += 1 }
-        guard i < end, isDigit(bytes[i]) else { throw fail("expected a digit") }
+        // The position is kept in a local while the digits are read, and stored once.
+        var j = i
+        defer { i = j }
+        let start = j
+        let negative = bytes[j] == UInt8(ascii: "-")
+        if negative { j += 1 }
+        guard j < end, isDigit(bytes[j]) else { throw fail(at: j, "expected a digit") }
         var mantissa: UInt64 = 0
         // JSON allows no leading zero but the single one before a fraction ("0.00012"), whose
         // fraction's own leading zeros carry no digit of the value either.
         var leadingZeros = 0
         var digits = 0
-        if bytes[i] == UInt8(ascii: "0") {
-            i += 1
+        if bytes[j] == UInt8(ascii: "0") {
+            j += 1
             leadingZeros = 1
             digits = 1
         } else {
-            let integerStart = i
-            NumberText.accumulateDigits(bytes, &i, end, into: &mantissa)
-            digits = i - integerStart
+            let integerStart = j
+            NumberText.accumulateDigits(bytes, &j, end, into: &mantissa)
+            digits = j - integerStart
         }
         var exponent = 0
-        if i < end, bytes[i] == UInt8(ascii: ".") {
-            i += 1
-            let fractionStart = i
-            NumberText.accumulateDigits(bytes, &i, end, into: &mantissa)
-            let fractionDigits = i - fractionStart
-            guard fractionDigits > 0 else { throw fail("expected a digit after '.'") }
+        if j < end, bytes[j] == UInt8(ascii: ".") {
+            j += 1
+            let fractionStart = j
+            NumberText.accumulateDigits(bytes, &j, end, into: &mantissa)
+            let fractionDigits = j - fractionStart
+            guard fractionDigits > 0 else { throw fail(at: j, "expected a digit after '.'") }
             if leadingZeros == 1 {
                 while leadingZeros <= fractionDigits, bytes[fractionStart + leadingZeros - 1] == UInt8(ascii: "0") {
                     leadingZeros += 1
@@ -291,16 +294,16 @@ struct FlatJSONScanner {
             digits += fractionDigits
             exponent = -fractionDigits
         }
-        if i < end, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
-            i += 1
-            guard let written = NumberText.accumulateExponent(bytes, &i, end) else {
-                throw fail("expected a digit in the exponent")
+        if j < end, bytes[j] == UInt8(ascii: "e") || bytes[j] == UInt8(ascii: "E") {
+            j += 1
+            guard let written = NumberText.accumulateExponent(bytes, &j, end) else {
+                throw fail(at: j, "expected a digit in the exponent")
             }
             exponent += written
         }
         return NumberText.compose(
             mantissa, exponent: exponent, negative: negative, significantDigits: digits - leadingZeros)
-            ?? NumberText.slowParse(bytes, start, i) ?? .nan
+            ?? NumberText.slowParse(bytes, start, j) ?? .nan
     }
 
     private mutating func scanLiteral(_ literal: StaticString) throws(JSONSyntaxError) {
@@ -325,6 +328,10 @@ struct FlatJSONScanner {
     private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
     private func fail(_ message: String) -> JSONSyntaxError { JSONSyntaxError(offset: i, message: message) }
+
+    private func fail(at offset: Int, _ message: String) -> JSONSyntaxError {
+        JSONSyntaxError(offset: offset, message: message)
+    }
 }
 
 /// Turns the bytes of a JSON string (between its quotes) into a `String`.
