@@ -20,10 +20,11 @@ final class GeofenceProcess: @unchecked Sendable {
 
     /// Starts `geofence arguments...` in `directory`, its outputs written to `name.stdout` and
     /// `name.stderr` there, with `environment` added to the test's own. `executable` replaces the
-    /// built one (a benchmark runs a release build).
+    /// built one (a benchmark runs a release build). With `stdinPipe`, the child reads the pipe,
+    /// which the test writes to and closes as it goes.
     init(
         _ arguments: [String], in directory: String, name: String, stdin: String? = nil,
-        environment: [String: String] = [:], executable: URL? = nil
+        stdinPipe: Pipe? = nil, environment: [String: String] = [:], executable: URL? = nil
     ) throws {
         let executable = try executable ?? GeofenceCommand.executable()
         stdoutPath = directory + "/" + name + ".stdout"
@@ -46,7 +47,10 @@ final class GeofenceProcess: @unchecked Sendable {
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         process.standardOutput = out
         process.standardError = err
-        if let stdin {
+        if let stdinPipe {
+            // Live input: the test writes to the pipe while the child runs.
+            process.standardInput = stdinPipe
+        } else if let stdin {
             let inputPath = directory + "/" + name + ".stdin"
             try Data(stdin.utf8).write(to: URL(fileURLWithPath: inputPath))
             process.standardInput = FileHandle(forReadingAtPath: inputPath)
