@@ -53,6 +53,35 @@ struct StayWindow: Sendable {
         return (dx * dx + dy * dy).squareRoot()
     }
 
+    /// What a fix did to the window (``take(_:configuration:)``).
+    enum Step {
+        /// It was taken inside, or held back as a stray.
+        case kept
+        /// It was taken inside and made the window a stay: the opening report.
+        case confirmed(Visit)
+        /// It makes leaving certain: the window ends, and its strays are judged again.
+        case left
+    }
+
+    /// Takes the next fix: inside the radius around the centroid it joins the window (and may make
+    /// it a stay); outside it is held back as a stray, until the strays are too many or have lasted
+    /// a stay's length, when leaving is certain.
+    mutating func take(_ fix: Fix, configuration: VisitDetector.Configuration) -> Step {
+        let point = frame.project(fix.coordinate)
+        if distance(to: point) <= configuration.radiusMeters {
+            if !strays.isEmpty { strays.removeAll(keepingCapacity: true) }
+            add(point, of: fix)
+            if !isStay, fix.timestamp.timeIntervalSince(anchor.timestamp) >= configuration.minimumStaySeconds {
+                return .confirmed(confirm())
+            }
+            return .kept
+        }
+        strays.append(fix)
+        let strayRun = fix.timestamp.timeIntervalSince(strays[0].timestamp)
+        if strays.count <= configuration.maxStrays, strayRun < configuration.minimumStaySeconds { return .kept }
+        return .left
+    }
+
     /// Takes a fix inside the radius into the window.
     mutating func add(_ point: PlanePoint, of fix: Fix) {
         count += 1

@@ -111,34 +111,27 @@ public struct VisitDetector: Codable, Sendable {
 
     /// Puts a fix into the current window, ending the window and starting the next when the fix makes
     /// leaving certain.
+    ///
+    /// The window is changed where it lies: taking it out and putting it back copied it (its anchor,
+    /// strays and visit, a few hundred bytes) for every fix.
     private mutating func place(_ fix: Fix, into visits: inout [Visit]) {
-        guard var current = window.take() else {
+        guard let step = window?.take(fix, configuration: configuration) else {
             window = StayWindow(anchor: fix)
             return
         }
-        let point = current.frame.project(fix.coordinate)
-        if current.distance(to: point) <= configuration.radiusMeters {
-            if !current.strays.isEmpty { current.strays.removeAll(keepingCapacity: true) }
-            current.add(point, of: fix)
-            if !current.isStay,
-                fix.timestamp.timeIntervalSince(current.anchor.timestamp) >= configuration.minimumStaySeconds
-            {
-                visits.append(current.confirm())
-            }
-            window = current
+        switch step {
+        case .kept:
             return
+        case .confirmed(let visit):
+            visits.append(visit)
+        case .left:
+            // Leaving is certain. The first stray is the first fix after the stay, so it anchors the
+            // next window and the others are judged again from it; this replays at most maxStrays + 1
+            // fixes.
+            guard let left = window.take() else { return }
+            if let closed = left.closedVisit() { visits.append(closed) }
+            for stray in left.strays { place(stray, into: &visits) }
         }
-        current.strays.append(fix)
-        let strays = current.strays
-        let strayRun = fix.timestamp.timeIntervalSince(strays[0].timestamp)
-        if strays.count <= configuration.maxStrays, strayRun < configuration.minimumStaySeconds {
-            window = current
-            return
-        }
-        // Leaving is certain. The first stray is the first fix after the stay, so it anchors the next
-        // window and the others are judged again from it; this replays at most maxStrays + 1 fixes.
-        if let closed = current.closedVisit() { visits.append(closed) }
-        for stray in strays { place(stray, into: &visits) }
     }
 
     private enum CodingKeys: String, CodingKey { case configuration, window, lastTimestamp }

@@ -41,11 +41,13 @@ public struct DeviceEngine: Sendable, Codable {
     /// Runs `body` on the detector where it is stored, copying it first if another copy of the
     /// engine shares it (a new box for every fix would be an allocation a fix); `nil` without one.
     mutating func updateDetector<Result>(_ body: (inout VisitDetector) -> Result) -> Result? {
+        // Uniqueness is asked before anything else holds the box: a reference bound first would
+        // make the box look shared, and every fix would copy the detector into a new one.
+        if !isKnownUniquelyReferenced(&detectorBox), let shared = detectorBox {
+            detectorBox = DetectorBox(shared.detector)
+        }
         guard let box = detectorBox else { return nil }
-        if isKnownUniquelyReferenced(&detectorBox) { return body(&box.detector) }
-        let copy = DetectorBox(box.detector)
-        detectorBox = copy
-        return body(&copy.detector)
+        return body(&box.detector)
     }
 
     private enum CodingKeys: String, CodingKey {
