@@ -225,11 +225,14 @@ public struct MonitorEngine: Codable, Sendable {
         let t = fix.timestamp
         let accuracy = fix.horizontalAccuracy
         let mayClaim = fix.regions != nil
-        // A condition settled far outside has nothing pending, so no deadline either.
+        let mayExtendRun = fix.silentWithinMeters == nil && fix.trigger != .stay
+        // A condition settled far outside holds no deadline: it has nothing pending, or a run
+        // without one (a run holding a deadline is never extended there).
         var deadlines = false
         for index in trackers.indices where trackers[index].evaluated {
             if trackers[index].observeFarOutside(
-                at: t, accuracy: accuracy, point: point, previous: previous, mayClaim: mayClaim)
+                at: t, accuracy: accuracy, point: point, previous: previous, mayClaim: mayClaim,
+                mayExtendRun: mayExtendRun)
             {
                 continue
             }
