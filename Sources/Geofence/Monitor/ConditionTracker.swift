@@ -340,9 +340,15 @@ struct ConditionTracker: Sendable {
     mutating func observe(
         _ fix: Fix, at point: EarthPoint, previous: MonitorEngine.PreviousFix?, into sink: inout EventSink
     ) {
+        let mayClaim = fix.regions != nil
+        let mayExtendRun = fix.silentWithinMeters == nil && fix.trigger != .stay
+        let sincePrevious = previous.map { fix.timestamp.timeIntervalSince($0.timestamp) }
         if observeFarOutside(
-            at: fix.timestamp, accuracy: fix.horizontalAccuracy, point: point, previous: previous,
-            mayClaim: fix.regions != nil, mayExtendRun: fix.silentWithinMeters == nil && fix.trigger != .stay)
+            at: fix.timestamp, accuracy: fix.horizontalAccuracy, point: point, secondsSincePrevious: sincePrevious,
+            mayClaim: mayClaim, mayExtendRun: mayExtendRun)
+            || startsRunFarOutside(
+                at: fix.timestamp, accuracy: fix.horizontalAccuracy, point: point,
+                secondsSincePrevious: sincePrevious, mayClaim: mayClaim, mayExtendRun: mayExtendRun)
         {
             return
         }
@@ -449,21 +455,23 @@ struct ConditionTracker: Sendable {
         state == .satisfied && !dwellReported && !hasRun && definition.dwellSeconds != nil
     }
 
-    /// Settles a fix far outside a condition whose last fix was outside, from plain numbers, and
-    /// returns `true`: for a condition already outside with nothing pending, and for a run of
-    /// evidence of outside (a new device's first determination, a departure) that the fix extends
-    /// without confirming. Returns `false`, changing nothing, when ``observe(_:at:previous:into:)``
-    /// must weigh the fix. The full path would only note the side (and count the run's fix), so a
-    /// bound that already proves outside evidence lets the exact distance be skipped, exactly (the
-    /// test is `Hysteresis.evidence(...) == .outside`, written out on the plain fields). The
-    /// engine tries this first for every condition: it takes no `Fix`, which the full path copies
-    /// on entry, and most of a fix's conditions are far away. `mayClaim` is whether the fix names
-    /// regions (OwnTracks `inregions`), which only the full path judges; `mayExtendRun` is whether
-    /// a run may be extended here: not for a fix whose tracker promises what its silence means
-    /// (the run may keep it) or that names a stay (it confirms at once).
+    /// Settles a fix far outside a condition whose last fix was outside, from plain numbers, where
+    /// the full path would only note the side (and count the fix), and returns `true`: for a
+    /// condition already outside with nothing pending, and for a run of evidence of outside (a
+    /// new device's first determination, a departure) that the fix extends without confirming.
+    /// Returns `false`, changing nothing, when ``startsRunFarOutside(at:accuracy:point:secondsSincePrevious:mayClaim:mayExtendRun:)``
+    /// or ``observe(_:at:previous:into:)`` must weigh the fix.
+    ///
+    /// A bound that proves outside evidence lets the exact distance be skipped, exactly (the test is
+    /// `Hysteresis.evidence(...) == .outside`, written out on the plain fields). The engine tries
+    /// this first for every condition: it takes no `Fix`, which the full path copies on entry, and
+    /// most of a fix's conditions are far away. `mayClaim` is whether the fix names regions
+    /// (OwnTracks `inregions`), which only the full path judges; `mayExtendRun` is whether a run
+    /// may be started or extended here: not by a fix whose tracker promises what its silence
+    /// means (the run may keep it) or that names a stay (it confirms at once).
     @inline(__always)
     mutating func observeFarOutside(
-        at t: Date, accuracy: Double?, point: EarthPoint, previous: MonitorEngine.PreviousFix?, mayClaim: Bool,
+        at t: Date, accuracy: Double?, point: EarthPoint, secondsSincePrevious: Double?, mayClaim: Bool,
         mayExtendRun: Bool
     ) -> Bool {
         guard lastSide == .outside, !mayClaim else { return false }
@@ -478,11 +486,43 @@ struct ConditionTracker: Sendable {
             pending?.extend(to: count, at: t)
         }
         let continuous =
-            previous.map {
-                observedPreviousFix && t.timeIntervalSince($0.timestamp) <= definition.maxGapSeconds
-            } ?? false
+            secondsSincePrevious.map { observedPreviousFix && $0 <= definition.maxGapSeconds } ?? false
         observedPreviousFix = true
         if !continuous { lastSideChange = CrossingEstimate(date: t, after: t) }
+        return true
+    }
+
+    /// Starts, from plain numbers, the run of evidence of outside that a fix far outside begins
+    /// for a condition not outside with nothing pending whose last fix was not inside (a new
+    /// device's first fix), and returns `true`; returns `false`, changing nothing, when
+    /// ``observe(_:at:previous:into:)`` must weigh the fix (as for
+    /// ``observeFarOutside(at:accuracy:point:secondsSincePrevious:mayClaim:mayExtendRun:)``, whose arguments
+    /// these are, or when the fix alone confirms the change). Tried after that, for the few
+    /// conditions it leaves.
+    @inline(__always)
+    mutating func startsRunFarOutside(
+        at t: Date, accuracy: Double?, point: EarthPoint, secondsSincePrevious: Double?, mayClaim: Bool,
+        mayExtendRun: Bool
+    ) -> Bool {
+        guard mayExtendRun, !mayClaim, lastSide != .inside, state != .unsatisfied, !hasRun, !heldByVisit,
+            isFarOutside(point, accuracy: accuracy),
+            !definition.hysteresis.confirms(count: 1, firstEvidence: t, lastEvidence: t, at: t)
+        else { return false }
+        let continuous =
+            secondsSincePrevious.map { observedPreviousFix && $0 <= definition.maxGapSeconds } ?? false
+        observedPreviousFix = true
+        if lastSide == nil {
+            lastSideChange = nil
+        } else if !continuous {
+            lastSideChange = CrossingEstimate(date: t, after: t)
+        }
+        lastSide = .outside
+        // As the full path starts a run: a first determination is dated by its first evidence fix,
+        // a change by when the positions crossed (here no crossing is interpolated).
+        let now = CrossingEstimate(date: t, after: t)
+        pending = Pending(
+            side: .outside, firstEvidence: t, count: 1, lastEvidence: t,
+            crossing: state == .unknown ? now : (lastSideChange ?? now))
         return true
     }
 
