@@ -122,6 +122,10 @@ struct ConditionTracker: Sendable {
         func countExtended(at t: Date, hysteresis h: Hysteresis) -> Int? {
             guard silence == nil else { return nil }
             let count = Int(Int32(clamping: self.count + 1))
+            // Either way of confirming needs `confirmationSeconds` since the first evidence (the span
+            // asks at least as long, and the span to a fix at `t` is that same time): a dense run
+            // is extended here on this one comparison until its last fix.
+            guard t.timeIntervalSince(firstEvidence) >= h.confirmationSeconds else { return count }
             guard !h.confirms(count: count, firstEvidence: firstEvidence, lastEvidence: t, at: t) else {
                 return nil
             }
