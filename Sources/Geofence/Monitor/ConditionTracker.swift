@@ -348,8 +348,8 @@ struct ConditionTracker: Sendable {
         let mayExtendRun = fix.silentWithinMeters == nil && fix.trigger != .stay
         let sincePrevious = previous.map { fix.timestamp.timeIntervalSince($0.timestamp) }
         if observeFarOutside(
-            at: fix.timestamp, accuracy: fix.horizontalAccuracy, point: point, secondsSincePrevious: sincePrevious,
-            mayClaim: mayClaim, mayExtendRun: mayExtendRun)
+            at: fix.timestamp, accuracy: fix.horizontalAccuracy, point: point,
+            secondsSincePrevious: sincePrevious, mayClaim: mayClaim, mayExtendRun: mayExtendRun)
             || startsRunFarOutside(
                 at: fix.timestamp, accuracy: fix.horizontalAccuracy, point: point,
                 secondsSincePrevious: sincePrevious, mayClaim: mayClaim, mayExtendRun: mayExtendRun)
@@ -484,7 +484,8 @@ struct ConditionTracker: Sendable {
         } else {
             // Asked and changed where the run is stored (through `?.`): a copy of the run would
             // retain its box.
-            guard mayExtendRun, pending?.side == .outside, !heldByVisit, isFarOutside(point, accuracy: accuracy),
+            guard mayExtendRun, pending?.side == .outside, !heldByVisit,
+                isFarOutside(point, accuracy: accuracy),
                 let count = pending?.countExtended(at: t, hysteresis: definition.hysteresis)
             else { return false }
             pending?.extend(to: count, at: t)

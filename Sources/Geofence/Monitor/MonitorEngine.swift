@@ -233,8 +233,8 @@ public struct MonitorEngine: Codable, Sendable {
         var deadlines = false
         for index in trackers.indices where trackers[index].evaluated {
             if trackers[index].observeFarOutside(
-                at: t, accuracy: accuracy, point: point, secondsSincePrevious: sincePrevious, mayClaim: mayClaim,
-                mayExtendRun: mayExtendRun)
+                at: t, accuracy: accuracy, point: point, secondsSincePrevious: sincePrevious,
+                mayClaim: mayClaim, mayExtendRun: mayExtendRun)
                 || trackers[index].startsRunFarOutside(
                     at: t, accuracy: accuracy, point: point, secondsSincePrevious: sincePrevious,
                     mayClaim: mayClaim, mayExtendRun: mayExtendRun)
