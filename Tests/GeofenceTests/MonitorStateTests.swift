@@ -60,6 +60,57 @@ import Testing
         #expect(both.visit == visit)
     }
 
+    /// Fixes that differ from a plain one in one field each, or not at all.
+    static let neighbours: [Fix] = {
+        let plain = Fix(
+            timestamp: Map.date(0), coordinate: Map.at(0, 0), horizontalAccuracy: 5, deviceId: "phone")
+        var fixes = [plain]
+        var fix = plain
+        fix.horizontalAccuracy = nil
+        fixes.append(fix)
+        fix = plain
+        fix.horizontalAccuracy = -0.0
+        fixes.append(fix)
+        fix = plain
+        fix.horizontalAccuracy = 0.0
+        fixes.append(fix)
+        fix = plain
+        fix.timestamp = Map.date(1)
+        fixes.append(fix)
+        fix = plain
+        fix.deviceId = nil
+        fixes.append(fix)
+        fix = plain
+        fix.altitude = 12
+        fixes.append(fix)
+        fix = plain
+        fix.silentWithinMeters = 100
+        fixes.append(fix)
+        fix = plain
+        fix.trigger = .timer
+        fixes.append(fix)
+        fix = plain
+        fix.regions = []
+        fixes.append(fix)
+        fix = plain
+        fix.label = "walk"
+        fixes.append(fix)
+        return fixes
+    }()
+
+    /// The events of one input share their evidence when it is the same fix: that is asked of the
+    /// fields the evidence keeps, and must answer as comparing whole fixes does.
+    @Test(arguments: neighbours)
+    func evidenceIsTheFixItWasMadeOfAndNoOther(kept: Fix) {
+        let evidence = Event.Evidence(fix: kept, visit: nil)
+        for fix in MonitorStateTests.neighbours {
+            #expect(evidence.isFix(fix) == (kept == fix), "\(fix)")
+        }
+        let visit = Visit(
+            coordinate: Map.at(0, 0), horizontalAccuracy: 30, arrival: Map.date(0), departure: nil)
+        #expect(!Event.Evidence(fix: kept, visit: visit).isFix(kept))
+    }
+
     @Test func aRestoredEngineReportsTheSameLastEvents() throws {
         var engine = MonitorStateTests.engine()
         _ = engine.ingest(MonitorStateTests.walk)

@@ -113,6 +113,32 @@ struct ConditionTracker: Sendable {
             return h.confirms(self, at: t)
         }
 
+        /// The count the run would hold after a fix at `t` that is evidence for its side, from a
+        /// tracker whose silence promises nothing and that names no stay; `nil` when
+        /// ``add(evidence:at:fix:silenceHolds:hysteresis:)`` must weigh that fix: it confirms the
+        /// run, or the run holds a silent tracker's deadline or fix to clear. Otherwise
+        /// ``extend(to:at:)`` with this count does what `add` would, without the fix.
+        @inline(__always)
+        func countExtended(at t: Date, hysteresis h: Hysteresis) -> Int? {
+            guard silence == nil else { return nil }
+            let count = Int(Int32(clamping: self.count + 1))
+            // Either way of confirming needs `confirmationSeconds` since the first evidence (the span
+            // asks at least as long, and the span to a fix at `t` is that same time): a dense run
+            // is extended here on this one comparison until its last fix.
+            guard t.timeIntervalSince(firstEvidence) >= h.confirmationSeconds else { return count }
+            guard !h.confirms(count: count, firstEvidence: firstEvidence, lastEvidence: t, at: t) else {
+                return nil
+            }
+            return count
+        }
+
+        /// Counts an evidence fix at `t`, `count` being ``countExtended(at:hysteresis:)``.
+        @inline(__always)
+        mutating func extend(to count: Int, at t: Date) {
+            countStorage = Int32(clamping: count)
+            lastEvidence = t
+        }
+
         static func == (a: Pending, b: Pending) -> Bool {
             a.side == b.side && a.firstEvidence == b.firstEvidence && a.count == b.count
                 && a.lastEvidence == b.lastEvidence && a.crossing == b.crossing
@@ -318,9 +344,15 @@ struct ConditionTracker: Sendable {
     mutating func observe(
         _ fix: Fix, at point: EarthPoint, previous: MonitorEngine.PreviousFix?, into sink: inout EventSink
     ) {
+        let mayClaim = fix.regions != nil
+        let mayExtendRun = fix.silentWithinMeters == nil && fix.trigger != .stay
+        let sincePrevious = previous.map { fix.timestamp.timeIntervalSince($0.timestamp) }
         if observeFarOutside(
-            at: fix.timestamp, accuracy: fix.horizontalAccuracy, point: point, previous: previous,
-            mayClaim: fix.regions != nil)
+            at: fix.timestamp, accuracy: fix.horizontalAccuracy, point: point,
+            secondsSincePrevious: sincePrevious, mayClaim: mayClaim, mayExtendRun: mayExtendRun)
+            || startsRunFarOutside(
+                at: fix.timestamp, accuracy: fix.horizontalAccuracy, point: point,
+                secondsSincePrevious: sincePrevious, mayClaim: mayClaim, mayExtendRun: mayExtendRun)
         {
             return
         }
@@ -427,30 +459,85 @@ struct ConditionTracker: Sendable {
         state == .satisfied && !dwellReported && !hasRun && definition.dwellSeconds != nil
     }
 
-    /// Settles a fix far outside a condition already outside with nothing pending, from plain
-    /// numbers, and returns `true`; returns `false`, changing nothing, when
-    /// ``observe(_:at:previous:into:)`` must weigh it. The full path would only note the side, so
-    /// a bound that already proves outside evidence lets the exact distance be skipped, exactly
-    /// (the test is `Hysteresis.evidence(...) == .outside`, written out on the plain fields). The
-    /// engine tries this first for every condition: it takes no `Fix`, which the full path copies
-    /// on entry, and most of a fix's conditions are far away. `mayClaim` is whether the fix names
-    /// regions (OwnTracks `inregions`), which only the full path judges.
+    /// Settles a fix far outside a condition whose last fix was outside, from plain numbers, where
+    /// the full path would only note the side (and count the fix), and returns `true`: for a
+    /// condition already outside with nothing pending, and for a run of evidence of outside (a
+    /// new device's first determination, a departure) that the fix extends without confirming.
+    /// Returns `false`, changing nothing, when ``startsRunFarOutside(at:accuracy:point:secondsSincePrevious:mayClaim:mayExtendRun:)``
+    /// or ``observe(_:at:previous:into:)`` must weigh the fix.
+    ///
+    /// A bound that proves outside evidence lets the exact distance be skipped, exactly (the test is
+    /// `Hysteresis.evidence(...) == .outside`, written out on the plain fields). The engine tries
+    /// this first for every condition: it takes no `Fix`, which the full path copies on entry, and
+    /// most of a fix's conditions are far away. `mayClaim` is whether the fix names regions
+    /// (OwnTracks `inregions`), which only the full path judges; `mayExtendRun` is whether a run
+    /// may be started or extended here: not by a fix whose tracker promises what its silence
+    /// means (the run may keep it) or that names a stay (it confirms at once).
     @inline(__always)
     mutating func observeFarOutside(
-        at t: Date, accuracy: Double?, point: EarthPoint, previous: MonitorEngine.PreviousFix?, mayClaim: Bool
+        at t: Date, accuracy: Double?, point: EarthPoint, secondsSincePrevious: Double?, mayClaim: Bool,
+        mayExtendRun: Bool
     ) -> Bool {
-        guard state == .unsatisfied, !hasRun, lastSide == .outside, !mayClaim else { return false }
-        let definition = self.definition
-        let bound = definition.bound.lowerBound(point)
-        let spread = definition.accuracyWeight * (accuracy ?? definition.assumedAccuracyMeters)
-        guard bound > 0, bound - spread >= definition.exitMarginMeters else { return false }
+        guard lastSide == .outside, !mayClaim else { return false }
+        if state == .unsatisfied, !hasRun {
+            guard isFarOutside(point, accuracy: accuracy) else { return false }
+        } else {
+            // Asked and changed where the run is stored (through `?.`): a copy of the run would
+            // retain its box.
+            guard mayExtendRun, pending?.side == .outside, !heldByVisit,
+                isFarOutside(point, accuracy: accuracy),
+                let count = pending?.countExtended(at: t, hysteresis: definition.hysteresis)
+            else { return false }
+            pending?.extend(to: count, at: t)
+        }
         let continuous =
-            previous.map {
-                observedPreviousFix && t.timeIntervalSince($0.timestamp) <= definition.maxGapSeconds
-            } ?? false
+            secondsSincePrevious.map { observedPreviousFix && $0 <= definition.maxGapSeconds } ?? false
         observedPreviousFix = true
         if !continuous { lastSideChange = CrossingEstimate(date: t, after: t) }
         return true
+    }
+
+    /// Starts, from plain numbers, the run of evidence of outside that a fix far outside begins
+    /// for a condition not outside with nothing pending whose last fix was not inside (a new
+    /// device's first fix), and returns `true`; returns `false`, changing nothing, when
+    /// ``observe(_:at:previous:into:)`` must weigh the fix (as for
+    /// ``observeFarOutside(at:accuracy:point:secondsSincePrevious:mayClaim:mayExtendRun:)``, whose arguments
+    /// these are, or when the fix alone confirms the change). Tried after that, for the few
+    /// conditions it leaves.
+    @inline(__always)
+    mutating func startsRunFarOutside(
+        at t: Date, accuracy: Double?, point: EarthPoint, secondsSincePrevious: Double?, mayClaim: Bool,
+        mayExtendRun: Bool
+    ) -> Bool {
+        guard mayExtendRun, !mayClaim, lastSide != .inside, state != .unsatisfied, !hasRun, !heldByVisit,
+            isFarOutside(point, accuracy: accuracy),
+            !definition.hysteresis.confirms(count: 1, firstEvidence: t, lastEvidence: t, at: t)
+        else { return false }
+        let continuous =
+            secondsSincePrevious.map { observedPreviousFix && $0 <= definition.maxGapSeconds } ?? false
+        observedPreviousFix = true
+        if lastSide == nil {
+            lastSideChange = nil
+        } else if !continuous {
+            lastSideChange = CrossingEstimate(date: t, after: t)
+        }
+        lastSide = .outside
+        // As the full path starts a run: a first determination is dated by its first evidence fix,
+        // a change by when the positions crossed (here no crossing is interpolated).
+        let now = CrossingEstimate(date: t, after: t)
+        pending = Pending(
+            side: .outside, firstEvidence: t, count: 1, lastEvidence: t,
+            crossing: state == .unknown ? now : (lastSideChange ?? now))
+        return true
+    }
+
+    /// Whether the bound alone proves a fix at `point` evidence of outside.
+    @inline(__always)
+    private func isFarOutside(_ point: EarthPoint, accuracy: Double?) -> Bool {
+        let definition = self.definition
+        let bound = definition.bound.lowerBound(point)
+        let spread = definition.accuracyWeight * (accuracy ?? definition.assumedAccuracyMeters)
+        return bound > 0 && bound - spread >= definition.exitMarginMeters
     }
 
     /// Whether the tracker's promise (another fix before the device moves farther than `reach`,
@@ -694,13 +781,18 @@ extension Hysteresis {
     /// Whether a run of evidence confirms its change at `t`: enough fixes over enough time (dense
     /// trackers), or two evidence fixes far enough apart (sparse ones).
     func confirms(_ run: ConditionTracker.Pending, at t: Date) -> Bool {
-        if run.count >= max(1, confirmationFixes),
-            t.timeIntervalSince(run.firstEvidence) >= confirmationSeconds
-        {
+        confirms(count: run.count, firstEvidence: run.firstEvidence, lastEvidence: run.lastEvidence, at: t)
+    }
+
+    /// Whether a run of `count` evidence fixes from `firstEvidence` to `lastEvidence` confirms its
+    /// change at `t`, asked from plain numbers.
+    @inline(__always)
+    func confirms(count: Int, firstEvidence: Date, lastEvidence: Date?, at t: Date) -> Bool {
+        if count >= max(1, confirmationFixes), t.timeIntervalSince(firstEvidence) >= confirmationSeconds {
             return true
         }
-        let span = (run.lastEvidence ?? run.firstEvidence).timeIntervalSince(run.firstEvidence)
-        return run.count >= 2 && span >= max(confirmationSeconds, confirmationSpanSeconds)
+        let span = (lastEvidence ?? firstEvidence).timeIntervalSince(firstEvidence)
+        return count >= 2 && span >= max(confirmationSeconds, confirmationSpanSeconds)
     }
 }
 

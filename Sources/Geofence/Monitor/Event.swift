@@ -61,6 +61,16 @@ public struct Event: Codable, Sendable, Hashable {
             var fix: Fix {
                 Fix(timestamp: timestamp, coordinate: coordinate, horizontalAccuracy: horizontalAccuracy, deviceId: deviceId)
             }
+
+            /// Whether `fix` equals ``fix``, compared field by field: a plain fix is kept only when
+            /// rebuilding it gives back the very fix, so its accuracy is the rebuilt one.
+            func matches(_ other: Fix) -> Bool {
+                other.timestamp == timestamp && other.coordinate == coordinate
+                    && other.horizontalAccuracy == horizontalAccuracy && other.deviceId == deviceId
+                    && other.altitude == nil && other.verticalAccuracy == nil && other.speed == nil
+                    && other.course == nil && other.floor == nil && other.label == nil
+                    && other.silentWithinMeters == nil && other.trigger == nil && other.regions == nil
+            }
         }
         /// Whatever the plain form cannot hold.
         private final class Whole: Sendable {
@@ -76,6 +86,14 @@ public struct Event: Codable, Sendable, Hashable {
 
         var fix: Fix? { plain?.fix ?? whole?.fix }
         var visit: Visit? { whole?.visit }
+
+        /// Whether this is the evidence of `fix` alone: `self.fix == fix && visit == nil`, asked
+        /// without rebuilding the fix it keeps.
+        func isFix(_ fix: Fix) -> Bool {
+            if let plain { return plain.matches(fix) }
+            guard let whole, whole.visit == nil else { return false }
+            return whole.fix == fix
+        }
 
         init(fix: Fix?, visit: Visit?) {
             if let fix, visit == nil {

@@ -17,7 +17,15 @@ struct EventSink {
     /// it is the same fix and visit (one input usually decides several conditions), else a new one.
     mutating func evidence(fix: Fix?, visit: Visit?) -> Event.Evidence? {
         guard fix != nil || visit != nil else { return nil }
-        if let last = lastEvidence, last.fix == fix, last.visit == visit { return last }
+        if let last = lastEvidence {
+            // A fix alone (the common case: a fix deciding several conditions) is compared with
+            // what the evidence keeps, without rebuilding and copying a whole fix for each event.
+            if let fix, visit == nil {
+                if last.isFix(fix) { return last }
+            } else if last.fix == fix, last.visit == visit {
+                return last
+            }
+        }
         let evidence = Event.Evidence(fix: fix, visit: visit)
         lastEvidence = evidence
         return evidence

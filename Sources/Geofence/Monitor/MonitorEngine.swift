@@ -225,11 +225,19 @@ public struct MonitorEngine: Codable, Sendable {
         let t = fix.timestamp
         let accuracy = fix.horizontalAccuracy
         let mayClaim = fix.regions != nil
-        // A condition settled far outside has nothing pending, so no deadline either.
+        let mayExtendRun = fix.silentWithinMeters == nil && fix.trigger != .stay
+        // Read once: the previous fix read inside the loop is loaded again for every condition.
+        let sincePrevious = previous.map { t.timeIntervalSince($0.timestamp) }
+        // A condition settled far outside holds no deadline: it has nothing pending, or a run
+        // without one (a run holding a deadline is never extended there, and none is started).
         var deadlines = false
         for index in trackers.indices where trackers[index].evaluated {
             if trackers[index].observeFarOutside(
-                at: t, accuracy: accuracy, point: point, previous: previous, mayClaim: mayClaim)
+                at: t, accuracy: accuracy, point: point, secondsSincePrevious: sincePrevious,
+                mayClaim: mayClaim, mayExtendRun: mayExtendRun)
+                || trackers[index].startsRunFarOutside(
+                    at: t, accuracy: accuracy, point: point, secondsSincePrevious: sincePrevious,
+                    mayClaim: mayClaim, mayExtendRun: mayExtendRun)
             {
                 continue
             }
