@@ -130,6 +130,13 @@ public struct Pipeline: Sendable {
     /// The device name used when a record names none.
     public static let defaultDevice = "default"
 
+    /// The device a record names, as it names it: its device id, else its label, else
+    /// ``defaultDevice`` (the rules' `people:` then give the device's own name). One rule for the
+    /// pipeline and for the shards, which must send a device's records where the pipeline keeps it.
+    static func givenDevice(deviceId: String?, label: String?) -> String {
+        deviceId ?? label ?? defaultDevice
+    }
+
     /// A new device's engine, copied for each device: the copies share the conditions' definitions
     /// (polygons, hysteresis), so a device costs only its own state. It holds the places open to
     /// everyone (no `who:`); the people some place's `who:` names have their own, in `templates`.
@@ -263,7 +270,8 @@ public struct Pipeline: Sendable {
         guard let place = transition.regionName, rules.place(named: place) != nil,
             transition.event == "enter" || transition.event == "leave"
         else { return nil }
-        let name = rules.people.device(transition.deviceId ?? transition.label ?? Pipeline.defaultDevice)
+        let name = rules.people.device(
+            Pipeline.givenDevice(deviceId: transition.deviceId, label: transition.label))
         // A place limited to other people is not in this device's monitor.
         if let who = rules.place(named: place)?.who, !who.contains(rules.people.person(ofDevice: name)) {
             return nil
@@ -293,7 +301,7 @@ public struct Pipeline: Sendable {
     /// Processes one fix. Its device is named by the rules' `people:` (an OwnTracks tid or another
     /// alias becomes the device's one name), so a phone is one device however its fixes arrive.
     public mutating func process(_ fix: Fix, arrivedAt: Date?) -> PipelineOutput {
-        let index = deviceIndex(given: fix.deviceId ?? fix.label ?? Pipeline.defaultDevice)
+        let index = deviceIndex(given: Pipeline.givenDevice(deviceId: fix.deviceId, label: fix.label))
         guard rules.people.sharesRules else {
             // The path of almost every fix: no person's rules to share, nothing to copy.
             var output = PipelineOutput(device: recent.name)

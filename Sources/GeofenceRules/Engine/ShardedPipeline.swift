@@ -41,9 +41,10 @@ public struct ShardedPipeline: Sendable {
     /// own name); `nil` for a record that moves nothing.
     static func givenDevice(of record: InputRecord) -> String? {
         switch record {
-        case .fix(let fix): fix.deviceId ?? fix.label ?? Pipeline.defaultDevice
+        case .fix(let fix): Pipeline.givenDevice(deviceId: fix.deviceId, label: fix.label)
         case .visit: Pipeline.defaultDevice
-        case .transition(let transition): transition.deviceId ?? transition.label ?? Pipeline.defaultDevice
+        case .transition(let transition):
+            Pipeline.givenDevice(deviceId: transition.deviceId, label: transition.label)
         case .ignored: nil
         }
     }
