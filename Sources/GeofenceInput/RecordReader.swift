@@ -406,7 +406,9 @@ struct ParallelLines {
             block.bytes.withUnsafeBufferPointer { buffer in
                 var start = 0
                 for (end, number) in block.ends {
-                    switch decoder.decode(bytes: UnsafeBufferPointer(rebasing: buffer[start..<end]), number: number) {
+                    switch decoder.decode(
+                        bytes: UnsafeBufferPointer(rebasing: buffer[start..<end]), number: number)
+                    {
                     case .success(let record?): decoded.append(.success(record))
                     case .success(nil): decoded.append(nil)
                     case .failure(let error): decoded.append(.failure(error))

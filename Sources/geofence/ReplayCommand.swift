@@ -65,7 +65,8 @@ enum ReplayCommand: Command {
         // Standard input may be live: its output is written as each record is answered. A file's
         // is written a buffer at a time.
         let printer = ReplayPrinter(
-            table: arguments.flag(SharedOptions.table), timeZone: DisplayZone.resolve(arguments, rules: rules),
+            table: arguments.flag(SharedOptions.table),
+            timeZone: DisplayZone.resolve(arguments, rules: rules),
             buffered: inputPath != "-")
         // Whatever ends the replay, an error reading the input included, what was printed is written.
         defer { printer.flush() }

@@ -50,7 +50,8 @@ import Testing
 
     @Test(arguments: [
         "0", "-0", "1", "47.3769", "-122.4194", "7.038471899999999", "46.51694570000001", "1e1", "-9.5e1",
-        "1.7e12", "0.1", "0.000001", "123456789012345678", "1234567890123456789012", "2.2250738585072014e-308",
+        "1.7e12", "0.1", "0.000001", "123456789012345678", "1234567890123456789012",
+        "2.2250738585072014e-308",
         "1e400", "1700000000123", "0.30000000000000004", "9007199254740993", "1E-7", "9007199254740995",
         "9007199254740997", "18014398509481986", "18014398509481990", "9223372036854775807",
         "1844674407370955161e-3", "47.370123456789012", "-8.5412345678901234",
@@ -69,7 +70,10 @@ import Testing
         for _ in 0..<20_000 {
             let value = Double.random(in: -1e7...1e7, using: &generator)
             let tiny = value * 1e-30
-            for text in [value.description, String(format: "%.7f", value), String(format: "%.3e", value), tiny.description] {
+            for text in [
+                value.description, String(format: "%.7f", value), String(format: "%.3e", value),
+                tiny.description,
+            ] {
                 #expect(try scanned(text) == Double(text), "\(text)")
             }
         }

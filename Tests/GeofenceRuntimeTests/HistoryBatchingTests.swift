@@ -19,7 +19,8 @@ struct HistoryBatchingTests {
     ])
     func historyIsCommittedByCountOrTime(records: Int, gathered: Double, lastCommit: Double, due: Bool) {
         let policy = HistoryCommitPolicy()
-        #expect(policy.isDue(records: records, gatheredSeconds: gathered, lastCommitSeconds: lastCommit) == due)
+        #expect(
+            policy.isDue(records: records, gatheredSeconds: gathered, lastCommitSeconds: lastCommit) == due)
     }
 
     /// A commit that took half a second (many devices' states) makes history gather for nine times

@@ -48,14 +48,18 @@ import Testing
             timestamp: Map.date(1), coordinate: Map.at(0, 0), horizontalAccuracy: 5, altitude: 12,
             speed: 1.5, deviceId: "phone", label: "walk", silentWithinMeters: 100, trigger: .timer,
             regions: ["home"])
-        let visit = Visit(coordinate: Map.at(0, 0), horizontalAccuracy: 30, arrival: Map.date(0), departure: nil)
+        let visit = Visit(
+            coordinate: Map.at(0, 0), horizontalAccuracy: 30, arrival: Map.date(0), departure: nil)
         for fix in [plain, rich] {
-            let event = Event(identifier: "home", state: .satisfied, date: fix.timestamp, confirmedAt: fix.timestamp, fix: fix)
+            let event = Event(
+                identifier: "home", state: .satisfied, date: fix.timestamp, confirmedAt: fix.timestamp,
+                fix: fix)
             #expect(event.fix == fix)
             #expect(event.visit == nil)
         }
         let both = Event(
-            identifier: "home", state: .satisfied, date: Map.date(0), confirmedAt: Map.date(0), fix: plain, visit: visit)
+            identifier: "home", state: .satisfied, date: Map.date(0), confirmedAt: Map.date(0), fix: plain,
+            visit: visit)
         #expect(both.fix == plain)
         #expect(both.visit == visit)
     }

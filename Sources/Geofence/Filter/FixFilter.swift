@@ -199,7 +199,8 @@ public struct FixFilter: Codable, Sendable {
     /// fix, and unwrapping copy it again, on every accepted fix.
     private mutating func remember(_ fix: Fix) {
         last = LastFix(
-            timestamp: fix.timestamp, coordinate: fix.coordinate, accuracy: CompactOptional(fix.horizontalAccuracy),
+            timestamp: fix.timestamp, coordinate: fix.coordinate,
+            accuracy: CompactOptional(fix.horizontalAccuracy),
             deviceId: fix.deviceId)
         let plain =
             fix.altitude == nil && fix.verticalAccuracy == nil && fix.speed == nil && fix.course == nil
@@ -253,7 +254,8 @@ public struct FixFilter: Codable, Sendable {
             if reason == .tooFast || reason == .tooFarAhead {
                 if let previous = jumpRun.last,
                     FixFilter.plausible(
-                        from: previous.timestamp, previous.coordinate, accuracy: previous.horizontalAccuracy, to: fix,
+                        from: previous.timestamp, previous.coordinate, accuracy: previous.horizontalAccuracy,
+                        to: fix,
                         configuration)
                 {
                     jumpRun.append(fix)
@@ -337,7 +339,9 @@ public struct FixFilter: Codable, Sendable {
         if arrivedAt == nil, fix.timestamp.timeIntervalSince(last.timestamp) > c.maxForwardJumpSeconds {
             return .tooFarAhead
         }
-        if !FixFilter.plausible(from: last.timestamp, last.coordinate, accuracy: last.accuracy.double, to: fix, c) {
+        if !FixFilter.plausible(
+            from: last.timestamp, last.coordinate, accuracy: last.accuracy.double, to: fix, c)
+        {
             return .tooFast
         }
         return nil

@@ -125,14 +125,17 @@ public struct Fix: Hashable, Sendable, Codable {
     // stored as it is declared: fields compared as values (so 0 and -0 are equal), and coded under
     // their names in declaration order, the absent ones left out.
 
+    /// Whether two fixes are equal field by field.
     public static func == (a: Fix, b: Fix) -> Bool {
         a.timestamp == b.timestamp && a.coordinate == b.coordinate
             && a.horizontalAccuracy == b.horizontalAccuracy && a.altitude == b.altitude
             && a.verticalAccuracy == b.verticalAccuracy && a.speed == b.speed && a.course == b.course
             && a.floor == b.floor && a.deviceId == b.deviceId && a.label == b.label
-            && a.silentWithinMeters == b.silentWithinMeters && a.trigger == b.trigger && a.regions == b.regions
+            && a.silentWithinMeters == b.silentWithinMeters && a.trigger == b.trigger
+            && a.regions == b.regions
     }
 
+    /// Hashes every field.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(timestamp)
         hasher.combine(coordinate)
@@ -154,6 +157,7 @@ public struct Fix: Hashable, Sendable, Codable {
         case deviceId, label, silentWithinMeters, trigger, regions
     }
 
+    /// Decodes a fix under the keys the compiler's coding used.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         timestamp = try c.decode(Date.self, forKey: .timestamp)
@@ -172,6 +176,7 @@ public struct Fix: Hashable, Sendable, Codable {
         regions = try c.decodeIfPresent([String].self, forKey: .regions)
     }
 
+    /// Encodes the fields in declaration order, absent ones left out.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(timestamp, forKey: .timestamp)

@@ -52,7 +52,10 @@ struct ConditionTracker: Sendable {
             }
         }
 
-        init(side: Hysteresis.Side, firstEvidence: Date, count: Int, lastEvidence: Date?, crossing: CrossingEstimate) {
+        init(
+            side: Hysteresis.Side, firstEvidence: Date, count: Int, lastEvidence: Date?,
+            crossing: CrossingEstimate
+        ) {
             self.firstEvidence = firstEvidence
             self.crossing = crossing
             self.lastEvidenceStorage = CompactOptional(lastEvidence)
@@ -378,7 +381,8 @@ struct ConditionTracker: Sendable {
         if !claimed,
             let decided = definition.bound.decidedEvidence(
                 point, accuracy: accuracy, accuracyWeight: definition.accuracyWeight,
-                enterMarginMeters: definition.enterMarginMeters, exitMarginMeters: definition.exitMarginMeters)
+                enterMarginMeters: definition.enterMarginMeters, exitMarginMeters: definition.exitMarginMeters
+            )
         {
             side = decided
             evidence = decided
@@ -414,7 +418,8 @@ struct ConditionTracker: Sendable {
             // An ongoing visit keeps the condition satisfied; fixes cannot end it.
             pending = nil
             if dwellMayBeDue {
-                reportDwellIfDue(reachedBy: t, confirmedAt: t, distance: exact, fix: fix, visit: nil, into: &sink)
+                reportDwellIfDue(
+                    reachedBy: t, confirmedAt: t, distance: exact, fix: fix, visit: nil, into: &sink)
             }
             return
         }
@@ -542,7 +547,8 @@ struct ConditionTracker: Sendable {
 
     /// Whether the tracker's promise (another fix before the device moves farther than `reach`,
     /// ``Fix/silentWithinMeters``) keeps it on `side` with evidence to spare while it is silent.
-    private func holdsSide(distance d: Double, reach: Double, accuracy: Double, side: Hysteresis.Side) -> Bool {
+    private func holdsSide(distance d: Double, reach: Double, accuracy: Double, side: Hysteresis.Side) -> Bool
+    {
         let worst = side == .inside ? d + reach : d - reach
         return hysteresis.evidence(signedDistance: worst, accuracy: accuracy) == side
     }

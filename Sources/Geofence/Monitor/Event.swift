@@ -59,7 +59,9 @@ public struct Event: Codable, Sendable, Hashable {
             let deviceId: String?
 
             var fix: Fix {
-                Fix(timestamp: timestamp, coordinate: coordinate, horizontalAccuracy: horizontalAccuracy, deviceId: deviceId)
+                Fix(
+                    timestamp: timestamp, coordinate: coordinate, horizontalAccuracy: horizontalAccuracy,
+                    deviceId: deviceId)
             }
 
             /// Whether `fix` equals ``fix``, compared field by field: a plain fix is kept only when

@@ -71,14 +71,17 @@ struct StayWindow: Sendable {
         if distance(to: point) <= configuration.radiusMeters {
             if !strays.isEmpty { strays.removeAll(keepingCapacity: true) }
             add(point, of: fix)
-            if !isStay, fix.timestamp.timeIntervalSince(anchor.timestamp) >= configuration.minimumStaySeconds {
+            if !isStay, fix.timestamp.timeIntervalSince(anchor.timestamp) >= configuration.minimumStaySeconds
+            {
                 return .confirmed(confirm())
             }
             return .kept
         }
         strays.append(fix)
         let strayRun = fix.timestamp.timeIntervalSince(strays[0].timestamp)
-        if strays.count <= configuration.maxStrays, strayRun < configuration.minimumStaySeconds { return .kept }
+        if strays.count <= configuration.maxStrays, strayRun < configuration.minimumStaySeconds {
+            return .kept
+        }
         return .left
     }
 

@@ -133,7 +133,8 @@ struct FlatJSONScanner {
             return JSONToken(kind: .string, start: start + 1, end: i - 1, hasEscapes: escaped, bool: false)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             let value = try scanNumber()
-            return JSONToken(kind: .number, start: start, end: i, hasEscapes: false, bool: false, value: value)
+            return JSONToken(
+                kind: .number, start: start, end: i, hasEscapes: false, bool: false, value: value)
         case UInt8(ascii: "t"):
             try scanLiteral("true")
             return JSONToken(kind: .bool, start: start, end: i, hasEscapes: false, bool: true)
@@ -287,7 +288,9 @@ struct FlatJSONScanner {
             let fractionDigits = j - fractionStart
             guard fractionDigits > 0 else { throw fail(at: j, "expected a digit after '.'") }
             if leadingZeros == 1 {
-                while leadingZeros <= fractionDigits, bytes[fractionStart + leadingZeros - 1] == UInt8(ascii: "0") {
+                while leadingZeros <= fractionDigits,
+                    bytes[fractionStart + leadingZeros - 1] == UInt8(ascii: "0")
+                {
                     leadingZeros += 1
                 }
             }

@@ -71,7 +71,8 @@ enum NumberText {
     /// the digits a scan gathered; `nil` when the fast methods cannot say (more than 19
     /// significant digits, which the wrapping mantissa lost, or a case Eisel-Lemire leaves open),
     /// and the caller parses the text exactly.
-    static func compose(_ mantissa: UInt64, exponent: Int, negative: Bool, significantDigits: Int) -> Double? {
+    static func compose(_ mantissa: UInt64, exponent: Int, negative: Bool, significantDigits: Int) -> Double?
+    {
         // 19 digits always fit in UInt64; past that the wrapping arithmetic lost digits.
         guard significantDigits <= 19 else { return nil }
         if mantissa == 0 { return negative ? -0.0 : 0.0 }
@@ -282,7 +283,9 @@ enum NumberText {
     }
 
     private static let zeros: UInt64 = 0x3030_3030_3030_3030
-    private static let powersOfTenInteger: [UInt64] = [1, 10, 100, 1000, 10_000, 100_000, 1_000_000, 10_000_000]
+    private static let powersOfTenInteger: [UInt64] = [
+        1, 10, 100, 1000, 10_000, 100_000, 1_000_000, 10_000_000,
+    ]
 
     /// How many of the eight bytes of `word` (the first byte in the lowest), from the first, are
     /// ASCII digits.
@@ -293,7 +296,8 @@ enum NumberText {
     @inline(__always)
     static func leadingDigits(_ word: UInt64) -> Int {
         let highNibbles: UInt64 = 0xF0F0_F0F0_F0F0_F0F0
-        let notDigits = ((word & highNibbles) ^ zeros) | (((word &+ 0x0606_0606_0606_0606) & highNibbles) ^ zeros)
+        let notDigits =
+            ((word & highNibbles) ^ zeros) | (((word &+ 0x0606_0606_0606_0606) & highNibbles) ^ zeros)
         return notDigits.trailingZeroBitCount / 8
     }
 

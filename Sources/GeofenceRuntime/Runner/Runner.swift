@@ -493,7 +493,8 @@ public final class Runner {
         guard let pendingSince else { return true }
         let gathered = pendingSince.duration(to: .now)
         return historyCommits.isDue(
-            records: batch.records, gatheredSeconds: Runner.seconds(gathered), lastCommitSeconds: lastCommitSeconds)
+            records: batch.records, gatheredSeconds: Runner.seconds(gathered),
+            lastCommitSeconds: lastCommitSeconds)
     }
 
     private static func seconds(_ duration: Duration) -> Double {
