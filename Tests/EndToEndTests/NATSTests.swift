@@ -71,10 +71,29 @@ private enum NATSRun {
             got.count == expected.count, "devices with \(type)s: \(got.count) vs replay's \(expected.count)")
         var differing: [String] = []
         for (device, ids) in expected where got[device] != ids { differing.append(device) }
+        let example = differing.sorted().first.map { device in
+            let want = expected[device] ?? []
+            let have = got[device] ?? []
+            let same = Set(want) == Set(have) ? "the same ids in another order" : "other ids"
+            return "\(device), \(same):\n  replay: \(describe(want, of: replayed))\n  stream: \(describe(have, of: objects))"
+        }
         #expect(
             differing.isEmpty,
-            "\(differing.count) devices' \(type)s differ from replay's, e.g. \(differing.first ?? "")")
+            "\(differing.count) devices' \(type)s differ from replay's, e.g. \(example ?? "")")
         return expected.values.reduce(0) { $0 + $1.count }
+    }
+
+    /// The outputs with `ids`, in that order, each as its id, time and what it is, for a failure.
+    private static func describe(_ ids: [String], of objects: [[String: Any]]) -> String {
+        var byID: [String: [String: Any]] = [:]
+        for object in objects { if let id = object["id"] as? String { byID[id] = object } }
+        return ids.map { id in
+            let object = byID[id] ?? [:]
+            let fields = ["date", "transition", "place", "rule"].compactMap { key in
+                object[key].map { "\($0)" }
+            }
+            return "\(id) (\(fields.joined(separator: " ")))"
+        }.joined(separator: ", ")
     }
 }
 
@@ -297,6 +316,11 @@ extension EndToEnd {
         #expect(Set(ids).count == ids.count)
         let events = NATSRun.expectSame(objects, as: replayed, type: "event")
         let actions = NATSRun.expectSame(objects, as: replayed, type: "action")
+        if ["event", "action"].contains(where: {
+            NATSOutput.idsByDevice(objects, type: $0) != NATSOutput.idsByDevice(replayed, type: $0)
+        }) {
+            print("logs kept in \(NATSCluster.keepLogs(of: scratch, label: "differing"))")
+        }
 
         // What each engine committed locally: the union is everything, the overlap the repeats.
         var stored: [String] = []
