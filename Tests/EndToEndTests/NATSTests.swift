@@ -75,7 +75,8 @@ private enum NATSRun {
             let want = expected[device] ?? []
             let have = got[device] ?? []
             let same = Set(want) == Set(have) ? "the same ids in another order" : "other ids"
-            return "\(device), \(same):\n  replay: \(describe(want, of: replayed))\n  stream: \(describe(have, of: objects))"
+            return
+                "\(device), \(same):\n  replay: \(describe(want, of: replayed))\n  stream: \(describe(have, of: objects))"
         }
         #expect(
             differing.isEmpty,
@@ -505,5 +506,77 @@ extension EndToEnd {
         try cluster.kill(node: 0)
         try waitUntil("the fence to close without renewals", seconds: 60) { !keeper.mayCommit(1) }
         #expect(keeper.lost == [0], "a failed renewal is not a lost lease")
+    }
+}
+
+extension EndToEnd {
+    /// A group's messages are stored in their order with no gap: once one is refused, the rest of
+    /// its group is not sent (a batch sent at once has later ones stored before the refused one
+    /// is sent again), while the other groups go on. A message already stored counts as stored
+    /// when sent again (its id is a repeat).
+    @Test func anOrderedPublishStopsAGroupAtItsFirstRefusedMessageAndGoesOnWithTheOthers() throws {
+        let scratch = try TemporaryDirectory("nats-ordered")
+        let cluster = try NATSCluster(nodes: 1, partitions: 2, in: scratch)
+        let jetStream = try JetStream(
+            servers: try NATSSettings.servers(fromURL: cluster.url), name: "ordered test")
+        defer { jetStream.close() }
+        try jetStream.ensureStream(.init(name: "ORDERED", subjects: ["kept.>"], replicas: 1))
+        func message(_ subject: String, _ id: String, group: String) -> JetStream.Outgoing {
+            .init(subject: subject, payload: Array(id.utf8), id: id, group: group)
+        }
+        // "lost.a" is no stream's: the server answers "no responders", as a stream without a
+        // leader does.
+        let messages = [
+            message("kept.a", "a1", group: "a"), message("kept.b", "b1", group: "b"),
+            message("lost.a", "a2", group: "a"), message("kept.b", "b2", group: "b"),
+            message("kept.a", "a3", group: "a"), message("kept.b", "b3", group: "b"),
+        ]
+        let outcome = jetStream.publishInOrder(messages)
+        #expect(outcome.stored == [true, true, false, true, false, true])
+        #expect(
+            outcome.failure?.lowercased().contains("no responders") == true,
+            "\(String(describing: outcome.failure))")
+        #expect(try jetStream.streamState("ORDERED").messages == 4)
+
+        let again = jetStream.publishInOrder([messages[0], messages[4]])
+        #expect(again == .init(stored: [true, true], failure: nil))
+        #expect(try jetStream.streamState("ORDERED").messages == 5, "a1 was a repeat, a3 new")
+    }
+
+    /// On three servers, the output stream's holders are named (a leader, two replicas current),
+    /// and asking the leader to step down has another elected: what an engine does when the
+    /// stream has refused its output for long.
+    @Test func aStreamLeaderAskedToStepDownIsReplaced() throws {
+        let scratch = try TemporaryDirectory("nats-step-down")
+        let cluster = try NATSCluster(nodes: 3, partitions: 2, in: scratch)
+        try cluster.waitForJetStream()
+        let jetStream = try JetStream(
+            servers: try NATSSettings.servers(fromURL: cluster.url), name: "step-down test")
+        defer { jetStream.close() }
+        try NATSFleet.retrying {
+            try jetStream.ensureStream(.init(name: "LEADS", subjects: ["leads.>"], replicas: 3))
+        }
+        func leader(_ state: String) -> String? {
+            state.hasPrefix("leader n")
+                ? String(state.split(separator: ";")[0].dropFirst("leader ".count)) : nil
+        }
+        var first: String?
+        try waitUntil("a leader and two current replicas", seconds: 120, every: 0.5) {
+            guard let state = try? jetStream.clusterState("LEADS") else { return false }
+            first = leader(state)
+            return first != nil && state.components(separatedBy: " current").count == 3
+        }
+        try NATSFleet.retrying { try jetStream.stepDownLeader("LEADS") }
+        var state = ""
+        try waitUntil(
+            "a new leader after the step-down (was \(first ?? "?")): \(state)", seconds: 120, every: 0.5
+        ) {
+            state = (try? jetStream.clusterState("LEADS")) ?? ""
+            return leader(state).map { $0 != first } ?? false
+        }
+        try NATSFleet.retrying {
+            try jetStream.publish(subject: "leads.after", payload: Array("stored".utf8), messageID: "after")
+        }
+        #expect(try jetStream.streamState("LEADS").messages == 1)
     }
 }

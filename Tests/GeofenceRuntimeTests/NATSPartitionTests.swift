@@ -249,3 +249,28 @@ import GeofenceSimulation
         #expect(settings.fixFilter(partition: 5) == "geofence.fix.5.>")
     }
 }
+
+@Suite struct RepeatedWarningTests {
+    private let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test func aSpellIsLoggedAtItsStartThenAtMostEachIntervalWithACountAndAtItsEnd() {
+        var warning = RepeatedWarning(interval: 30)
+        #expect(warning.occurred("no responders", now: start) == "no responders")
+        // Ten times a second for 29.9 s: nothing more; the 300th after the first line is due.
+        var logged: [String] = []
+        for tenth in 1..<300 {
+            if let line = warning.occurred("no responders", now: start + Double(tenth) / 10) {
+                logged.append(line)
+            }
+        }
+        #expect(logged.isEmpty)
+        let due = warning.occurred("no responders", now: start + 30)
+        #expect(due == "no responders (300 more since the last such line; failing for 30.0 s)")
+        #expect(warning.occurred("no responders", now: start + 31) == nil)
+        #expect(warning.ended("stored again", now: start + 40) == "stored again after 40.0 s (302 failures)")
+        // Over: nothing to end, and the next failure starts a new spell, logged at once.
+        #expect(warning.ended("stored again", now: start + 41) == nil)
+        #expect(warning.occurred("timeout", now: start + 50) == "timeout")
+        #expect(warning.ended("stored again", now: start + 50.5) == "stored again after 0.5 s (1 failure)")
+    }
+}

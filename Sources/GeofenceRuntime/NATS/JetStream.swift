@@ -4,6 +4,34 @@ import Foundation
 /// The tally the asynchronous publish callback writes into (kept alive by its ``JetStream``).
 private final class PublishAnswers: Sendable {
     let tally = Locked(JetStream.PublishTally())
+    /// The answers to the publishes of one round of ``JetStream/publishInOrder(_:)``, by message
+    /// id: only ids listed here are recorded.
+    let awaited = Locked(Awaited())
+
+    struct Awaited {
+        var ids: Set<String> = []
+        var answers: [String: JetStream.Answer] = [:]
+    }
+
+    /// Counts one answer, and keeps it when its message's id is awaited.
+    func record(_ message: OpaquePointer?, _ answer: JetStream.Answer) {
+        tally.withLock { tally in
+            switch answer {
+            case .stored: tally.stored += 1
+            case .failed(let text):
+                tally.failures += 1
+                tally.lastFailure = text
+            }
+        }
+        var value: UnsafePointer<CChar>?
+        guard let message, natsMsgHeader_Get(message, JetStream.messageIDHeader, &value) == NATS_OK,
+            let value
+        else { return }
+        let id = String(cString: value)
+        awaited.withLock { awaited in
+            if awaited.ids.contains(id) { awaited.answers[id] = answer }
+        }
+    }
 }
 
 /// A connection to a NATS server (or cluster) with its JetStream context: the only place, with
@@ -75,21 +103,19 @@ final class JetStream: @unchecked Sendable {
         // default 200 ms: a cluster electing a leader answers late, not never.
         jsOptions.PublishAsync.StallWait = 30_000
         jsOptions.PublishAsync.AckHandler = { _, message, ack, failure, closure in
+            defer { natsMsg_Destroy(message) }
             guard let closure else { return }
             let answers = Unmanaged<PublishAnswers>.fromOpaque(closure).takeUnretainedValue()
-            answers.tally.withLock { tally in
-                if ack != nil {
-                    tally.stored += 1
-                } else {
-                    tally.failures += 1
-                    if let failure {
-                        tally.lastFailure =
-                            failure.pointee.ErrText.map { String(cString: $0) }
-                            ?? String(cString: natsStatus_GetText(failure.pointee.Err))
-                    }
-                }
+            if ack != nil {
+                answers.record(message, .stored)
+            } else {
+                let text =
+                    failure.map {
+                        $0.pointee.ErrText.map { String(cString: $0) }
+                            ?? String(cString: natsStatus_GetText($0.pointee.Err))
+                    } ?? "refused"
+                answers.record(message, .failed(text))
             }
-            natsMsg_Destroy(message)
         }
         jsOptions.PublishAsync.AckHandlerClosure = Unmanaged.passUnretained(answers).toOpaque()
         let contextStatus = natsConnection_JetStream(&jetStream, connection, &jsOptions)
@@ -165,6 +191,61 @@ final class JetStream: @unchecked Sendable {
         return (info.pointee.State.LastSeq, info.pointee.State.Msgs)
     }
 
+    /// Who holds `stream` in the cluster, for a log line: its leader and each replica, current,
+    /// behind by how many operations, or offline ("leader n1; n2 current; n3 offline").
+    func clusterState(_ stream: String) throws(NATSError) -> String {
+        var info: UnsafeMutablePointer<jsStreamInfo>?
+        var code = jsErrCode(rawValue: 0)
+        try check(
+            js_GetStreamInfo(&info, context, stream, nil, &code), "reading the stream \(stream)", code: code)
+        defer { jsStreamInfo_Destroy(info) }
+        guard let cluster = info?.pointee.Cluster?.pointee else { return "not clustered" }
+        var parts = ["leader " + (cluster.Leader.map { String(cString: $0) } ?? "none")]
+        if let replicas = cluster.Replicas {
+            for index in 0..<Int(cluster.ReplicasLen) {
+                guard let peer = replicas[index]?.pointee else { continue }
+                let name = peer.Name.map { String(cString: $0) } ?? "?"
+                let state =
+                    peer.Offline ? "offline" : peer.Current ? "current" : "behind by \(peer.Lag)"
+                parts.append("\(name) \(state)")
+            }
+        }
+        return parts.joined(separator: "; ")
+    }
+
+    /// Asks the leader of `stream` to step down, so that its replicas elect another: the remedy
+    /// for a stream whose leader stays elected but answers no publish (nats-server 2.9 can be left
+    /// so after a node's loss, refusing every message with "no responders" until its leader is
+    /// changed). Throws when the cluster refuses or does not answer.
+    func stepDownLeader(_ stream: String) throws(NATSError) {
+        var reply: OpaquePointer?
+        let subject = "$JS.API.STREAM.LEADER.STEPDOWN.\(stream)"
+        try check(
+            natsConnection_Request(&reply, connection, subject, nil, 0, 5000),
+            "asking the leader of \(stream) to step down")
+        defer { natsMsg_Destroy(reply) }
+        let length = Int(natsMsg_GetDataLength(reply))
+        guard length > 0, let data = natsMsg_GetData(reply) else {
+            throw NATSError("asking the leader of \(stream) to step down", message: "an empty answer")
+        }
+        let bytes = Data(bytes: data, count: length)
+        struct Answer: Decodable {
+            struct Failure: Decodable { var description: String? }
+            var success: Bool?
+            var error: Failure?
+        }
+        guard let answer = try? JSONDecoder().decode(Answer.self, from: bytes) else {
+            throw NATSError(
+                "asking the leader of \(stream) to step down",
+                message: "an answer that is not JSON: \(String(decoding: bytes, as: UTF8.self))")
+        }
+        guard answer.success == true else {
+            throw NATSError(
+                "asking the leader of \(stream) to step down",
+                message: answer.error?.description ?? String(decoding: bytes, as: UTF8.self))
+        }
+    }
+
     /// The subjects of `stream` matching `filter` (NATS wildcards) that hold a message.
     ///
     /// One stream-info request, answered by the stream's leader: unlike a watcher it creates no
@@ -232,21 +313,118 @@ final class JetStream: @unchecked Sendable {
     /// failure.
     func publishAsync(subject: String, payload: [UInt8], messageID: String? = nil) throws(NATSError) {
         var message: OpaquePointer? = try makeMessage(subject: subject, payload: payload)
+        // The id goes in the message's own header (what the option would set), so that the answer
+        // callback can read which message it is answering.
+        if let messageID {
+            let status = natsMsgHeader_Set(message, Self.messageIDHeader, messageID)
+            guard status == NATS_OK else {
+                natsMsg_Destroy(message)
+                throw NATSError("setting the id of a message for \(subject)", status: status)
+            }
+        }
         var options = jsPubOptions()
         jsPubOptions_Init(&options)
         options.MaxWait = Int64(Self.publishAnswerSeconds * 1000)
-        let status: natsStatus =
-            if let messageID {
-                messageID.withCString { id in
-                    options.MsgId = id
-                    return js_PublishMsgAsync(context, &message, &options)
-                }
-            } else {
-                js_PublishMsgAsync(context, &message, &options)
-            }
+        let status = js_PublishMsgAsync(context, &message, &options)
         // On success the library owns the message and has set the pointer to NULL.
         if message != nil { natsMsg_Destroy(message) }
         try check(status, "publishing to \(subject)")
+    }
+
+    /// The header JetStream drops a repeated message by, within the stream's duplicate window.
+    static let messageIDHeader = "Nats-Msg-Id"
+
+    /// How the stream answered one publish.
+    enum Answer: Sendable, Equatable {
+        case stored
+        /// Refused, or not answered within ``publishAnswerSeconds``: the library's or the
+        /// server's words.
+        case failed(String)
+    }
+
+    /// A message for ``publishInOrder(_:)``.
+    struct Outgoing: Sendable, Equatable {
+        var subject: String
+        var payload: [UInt8]
+        /// The `Nats-Msg-Id`, unique among the messages published together.
+        var id: String
+        /// Messages of one group are stored in their order (a device's output, a device's fixes).
+        var group: String
+    }
+
+    /// What ``publishInOrder(_:)`` got stored.
+    struct OrderedOutcome: Sendable, Equatable {
+        /// For each message, in the order given, whether the stream stored it (or had it already).
+        var stored: [Bool]
+        /// The first failure's words when any message is not stored.
+        var failure: String?
+    }
+
+    /// Publishes `messages` so that each group's messages are stored in their order, with no gap:
+    /// a group's next message is sent only once the stream has stored the one before, and a group
+    /// stops at its first message not stored, the rest of it left for the caller to publish
+    /// again. Different groups go out together, so a round costs one wait however many groups
+    /// there are.
+    ///
+    /// Sending a whole batch at once and publishing again what failed would not keep the order: a
+    /// cluster electing a stream leader refuses the first messages ("no responders") and stores
+    /// later ones, and the refused ones would then be stored after them.
+    func publishInOrder(_ messages: [Outgoing]) -> OrderedOutcome {
+        var stored = [Bool](repeating: false, count: messages.count)
+        var queues: [[Int]] = []
+        var queueOfGroup: [String: Int] = [:]
+        for (index, message) in messages.enumerated() {
+            if let queue = queueOfGroup[message.group] {
+                queues[queue].append(index)
+            } else {
+                queueOfGroup[message.group] = queues.count
+                queues.append([index])
+            }
+        }
+        var next = [Int](repeating: 0, count: queues.count)
+        var live = Array(queues.indices)
+        var failure: String?
+        while !live.isEmpty {
+            let round = live.map { queues[$0][next[$0]] }
+            answers.awaited.withLock { awaited in
+                awaited.ids = Set(round.map { messages[$0].id })
+                awaited.answers = [:]
+            }
+            var sendFailure: String?
+            do {
+                for index in round {
+                    let message = messages[index]
+                    try publishAsync(
+                        subject: message.subject, payload: message.payload, messageID: message.id)
+                }
+            } catch {
+                sendFailure = "\(error)"
+            }
+            do {
+                try waitForPublishes(timeoutSeconds: Self.publishAnswerSeconds + 5)
+            } catch {
+                sendFailure = sendFailure ?? "\(error)"
+            }
+            let answered = answers.awaited.withLock { awaited in
+                defer { awaited = PublishAnswers.Awaited() }
+                return awaited.answers
+            }
+            live = live.filter { queue in
+                let index = queues[queue][next[queue]]
+                switch answered[messages[index].id] {
+                case .stored:
+                    stored[index] = true
+                    next[queue] += 1
+                    return next[queue] < queues[queue].count
+                case .failed(let text):
+                    failure = failure ?? text
+                case nil:
+                    failure = failure ?? sendFailure ?? "no answer"
+                }
+                return false
+            }
+        }
+        return OrderedOutcome(stored: stored, failure: failure)
     }
 
     /// Waits until every asynchronous publish has been answered (stored, refused, or given up

@@ -58,6 +58,10 @@ public final class NATSRunner: @unchecked Sendable {
     private var book: LeaseBook
     private let keeper: LeaseKeeper
     private var owned: [Int: PartitionWork] = [:]
+    /// Since when (``now``) no flush of output has got everything stored; `nil` while they do.
+    private var outputFailingSince: Double?
+    /// The earliest time (``now``) the output stream's leader may be asked to step down again.
+    private var nextStepDown = 0.0
     private let signals = Locked((stop: false, reload: false))
     private var signalSources: [any DispatchSourceSignal] = []
     /// The monotonic clock leases are judged by, at the start.
@@ -69,6 +73,9 @@ public final class NATSRunner: @unchecked Sendable {
 
     /// How many messages one fetch asks for.
     static let batchSize = 500
+    /// How long the output stream may fail every flush before this engine logs who holds it and
+    /// asks its leader to step down.
+    static let stuckStreamSeconds = 30.0
 
     /// How long the start goes on trying while the cluster cannot answer (electing leaders, or
     /// not yet formed) before the engine gives up with the error.
@@ -234,9 +241,12 @@ public final class NATSRunner: @unchecked Sendable {
         do {
             messages = try consumer.fetch(maximum: Self.batchSize, waitSeconds: 0.02)
             work.fetchFailures = 0
+            if let line = work.fetchWarning.ended("partition \(partition): fetches again") { log.info(line) }
         } catch {
             work.fetchFailures += 1
-            log.warning("partition \(partition): \(error); retrying")
+            if let line = work.fetchWarning.occurred("partition \(partition): \(error); retrying") {
+                log.warning(line)
+            }
             // A consumer whose fetches keep failing (its leader moved while a node was lost) is
             // created again at the position the engine has applied.
             if work.fetchFailures >= 3 { work.consumer = nil }
@@ -362,36 +372,34 @@ public final class NATSRunner: @unchecked Sendable {
     {
         PartitionWork.Publication(
             subject: NATSNames.outputSubject(prefix: settings.outputPrefix, kind: kind, device: device),
-            payload: Array(try EngineJSON.line(kind, value).utf8), id: id)
+            payload: Array(try EngineJSON.line(kind, value).utf8), id: id, group: device)
     }
 
     /// Publishes what is committed and not yet published, then acknowledges its messages; returns
-    /// whether everything went out. On a failure (no quorum during a server's loss) it keeps the
-    /// rest for the next turn: the messages stay unacknowledged meanwhile.
+    /// whether everything went out. On a failure (no quorum during a server's loss) it keeps what
+    /// was not stored for the next turn, each device's in its order (see
+    /// ``JetStream/publishInOrder(_:)``): the messages stay unacknowledged meanwhile.
     @discardableResult
     private func flush(_ work: PartitionWork) -> Bool {
         guard keeper.mayCommit(work.partition) else { return false }
         if !work.unpublished.isEmpty {
-            let before = jetStream.publishTally
-            do {
-                for publication in work.unpublished {
-                    try jetStream.publishAsync(
-                        subject: publication.subject, payload: publication.payload, messageID: publication.id)
+            let outcome = jetStream.publishInOrder(work.unpublished)
+            if let failure = outcome.failure {
+                let left = outcome.stored.filter { !$0 }.count
+                work.unpublished = zip(work.unpublished, outcome.stored).compactMap { $1 ? nil : $0 }
+                if let line = work.publishWarning.occurred(
+                    "partition \(work.partition): \(left) output messages not stored (\(failure)); retrying")
+                {
+                    log.warning(line)
                 }
-                try jetStream.waitForPublishes(timeoutSeconds: JetStream.publishAnswerSeconds + 5)
-            } catch {
-                log.warning("partition \(work.partition): cannot publish its output: \(error); retrying")
-                return false
-            }
-            let after = jetStream.publishTally
-            if after.failures > before.failures {
-                // Publishing all of it again is harmless: what was stored comes back a duplicate.
-                log.warning(
-                    "partition \(work.partition): \(after.failures - before.failures) output messages not stored (\(after.lastFailure)); retrying"
-                )
+                outputRefused()
                 return false
             }
             work.unpublished.removeAll()
+            if let line = work.publishWarning.ended("partition \(work.partition): output stored again") {
+                log.info(line)
+            }
+            outputStored()
         }
         // Publishing can wait for the stream: the fence again before acknowledging.
         guard keeper.mayCommit(work.partition) else { return false }
@@ -405,6 +413,44 @@ public final class NATSRunner: @unchecked Sendable {
         }
         work.unacknowledged.removeAll()
         return true
+    }
+
+    /// Notes a flush whose output the stream did not all store. Once none has been stored for
+    /// ``stuckStreamSeconds``, logs who holds the output stream and asks its leader to step down,
+    /// again at most every ``stuckStreamSeconds`` while it lasts.
+    ///
+    /// A cluster that lost a node normally elects a new leader within seconds. nats-server 2.9
+    /// can instead keep a stream whose leader answers no publish ("no responders") for as long
+    /// as it is left alone (CI saw ten minutes, until the test gave up), and a new election is
+    /// what ends it; with a healthy leader a step-down costs one election's pause.
+    private func outputRefused() {
+        let since = outputFailingSince ?? now
+        outputFailingSince = since
+        guard now - since >= Self.stuckStreamSeconds, now >= nextStepDown else { return }
+        nextStepDown = now + Self.stuckStreamSeconds
+        let stream = settings.outputStream
+        let holders: String
+        do {
+            holders = try jetStream.clusterState(stream)
+        } catch {
+            holders = "\(error)"
+        }
+        let failing = "the output stream \(stream) has stored no flush for \(Int(now - since)) s (\(holders))"
+        do {
+            try jetStream.stepDownLeader(stream)
+            log.warning("\(failing); asked its leader to step down")
+        } catch {
+            log.warning("\(failing); cannot ask its leader to step down: \(error)")
+        }
+    }
+
+    /// Notes a flush whose output was all stored.
+    private func outputStored() {
+        guard let since = outputFailingSince else { return }
+        outputFailingSince = nil
+        if now - since >= Self.stuckStreamSeconds {
+            log.info("the output stream \(settings.outputStream) stores again after \(Int(now - since)) s")
+        }
     }
 
     /// Creates `work`'s consumer again after what the engine has applied (after a lost delivery,

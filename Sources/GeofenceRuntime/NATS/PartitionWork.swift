@@ -9,6 +9,9 @@ final class PartitionWork {
     var consumer: PullConsumer?
     /// Fetches that failed in a row since the last that did not.
     var fetchFailures = 0
+    /// The warnings a turn may give again and again while the cluster is unwell.
+    var fetchWarning = RepeatedWarning()
+    var publishWarning = RepeatedWarning()
     /// The devices of this partition; other partitions' devices are never here.
     var pipeline: Pipeline
     var decoder: LineDecoder
@@ -31,13 +34,10 @@ final class PartitionWork {
     let takenAt: Date
     var reportedFirstEvent = false
 
-    /// One committed event, commute or action for the output stream.
-    struct Publication {
-        var subject: String
-        var payload: [UInt8]
-        /// The event's id: the `Nats-Msg-Id` JetStream drops a repeat by.
-        var id: String
-    }
+    /// One committed event, commute or action for the output stream: its id is the
+    /// `Nats-Msg-Id` JetStream drops a repeat by, its group the device (a device's output is
+    /// stored in its order).
+    typealias Publication = JetStream.Outgoing
 
     init(
         partition: Int, consumer: PullConsumer, pipeline: Pipeline,

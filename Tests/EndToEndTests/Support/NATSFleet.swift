@@ -87,28 +87,25 @@ struct NATSFleet {
         let before = try Self.retrying { try jetStream.streamState(Self.stream).messages }
         // A hang guard for a cluster that never recovers, not a timing expectation.
         let deadline = Date().addingTimeInterval(300)
+        // Each device's fixes (one subject each) are stored in their order, as a tracker sends
+        // them: what the cluster refuses while it elects a leader is sent again, from the first
+        // of each device's not stored.
+        var left = range.map { index in
+            let message = messages[index]
+            return JetStream.Outgoing(
+                subject: message.subject, payload: Array(message.payload.utf8), id: "fix-\(index)",
+                group: message.subject)
+        }
         var attempt = 0
         while true {
             attempt += 1
-            let tally = jetStream.publishTally
-            var failure = ""
-            do {
-                for index in range {
-                    let message = messages[index]
-                    try jetStream.publishAsync(
-                        subject: message.subject, payload: Array(message.payload.utf8),
-                        messageID: "fix-\(index)")
-                }
-                try jetStream.waitForPublishes(timeoutSeconds: 120)
-                // A publish the stream refused is reported only to the answer callback.
-                let failures = jetStream.publishTally.failures - tally.failures
-                if failures == 0 { break }
-                failure = "\(failures) refused (\(jetStream.publishTally.lastFailure))"
-            } catch {
-                failure = "\(error)"
-            }
+            let outcome = jetStream.publishInOrder(left)
+            guard let failure = outcome.failure else { break }
+            left = zip(left, outcome.stored).compactMap { $1 ? nil : $0 }
             guard Date() < deadline else {
-                throw HarnessError("publishing messages \(range) failed \(attempt) times, lastly: \(failure)")
+                throw HarnessError(
+                    "publishing messages \(range) failed \(attempt) times, \(left.count) not stored, lastly: \(failure)"
+                )
             }
             usleep(500_000)
         }
