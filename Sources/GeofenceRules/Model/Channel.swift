@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Where a `post:` action sends: an HTTP endpoint, and how.
 public struct WebhookTarget: Sendable, Hashable, Codable {
