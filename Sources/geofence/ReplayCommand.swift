@@ -156,6 +156,7 @@ struct ReplaySummary: CustomStringConvertible {
 
     mutating func count(_ output: PipelineOutput) {
         if let reason = output.dropped { dropped[reason, default: 0] += 1 }
+        guard !output.isBare else { return }
         for event in output.placeEvents where event.transition == .enter || event.transition == .exit {
             latencies.append(event.confirmedAt.timeIntervalSince(event.date))
         }

@@ -231,18 +231,24 @@ public struct MonitorEngine: Codable, Sendable {
         // A condition settled far outside holds no deadline: it has nothing pending, or a run
         // without one (a run holding a deadline is never extended there, and none is started).
         var deadlines = false
-        for index in trackers.indices where trackers[index].evaluated {
-            if trackers[index].observeFarOutside(
-                at: t, accuracy: accuracy, point: point, secondsSincePrevious: sincePrevious,
-                mayClaim: mayClaim, mayExtendRun: mayExtendRun)
-                || trackers[index].startsRunFarOutside(
+        let before = previous
+        // The conditions are changed through one buffer: an element of the array changed in place
+        // checks the array's uniqueness and the index's bounds every time, for every condition of
+        // every fix.
+        trackers.withUnsafeMutableBufferPointer { trackers in
+            for index in trackers.indices where trackers[index].evaluated {
+                if trackers[index].observeFarOutside(
                     at: t, accuracy: accuracy, point: point, secondsSincePrevious: sincePrevious,
                     mayClaim: mayClaim, mayExtendRun: mayExtendRun)
-            {
-                continue
+                    || trackers[index].startsRunFarOutside(
+                        at: t, accuracy: accuracy, point: point, secondsSincePrevious: sincePrevious,
+                        mayClaim: mayClaim, mayExtendRun: mayExtendRun)
+                {
+                    continue
+                }
+                trackers[index].observe(fix, at: point, previous: before, into: &sink)
+                if trackers[index].hasSilentDeadline { deadlines = true }
             }
-            trackers[index].observe(fix, at: point, previous: previous, into: &sink)
-            if trackers[index].hasSilentDeadline { deadlines = true }
         }
         clockMayHaveWork = deadlines
         previous = PreviousFix(timestamp: fix.timestamp, coordinate: fix.coordinate)

@@ -15,7 +15,8 @@ public struct CSVReader: Sendable, LineRecordDecoder {
     public let timeZone: TimeZone
     /// The device to give fixes whose row names none.
     public let deviceId: String?
-    private let zone: LocalZone
+    /// The source and zone every row's context shares.
+    private let origin: LineContext.Origin
     private var header: CSVHeader?
 
     /// Makes a reader for one CSV source.
@@ -23,7 +24,7 @@ public struct CSVReader: Sendable, LineRecordDecoder {
         self.source = source
         self.timeZone = timeZone
         self.deviceId = deviceId
-        self.zone = LocalZone(timeZone)
+        self.origin = LineContext.Origin(source: source, zone: LocalZone(timeZone))
     }
 
     /// Whether a header has been read, so that rows are being read as fixes.
@@ -35,7 +36,7 @@ public struct CSVReader: Sendable, LineRecordDecoder {
     > {
         let (start, end) = LineBytes.trim(bytes)
         if start == end || bytes[start] == UInt8(ascii: "#") { return .success(nil) }
-        let context = LineContext(source: source, line: number, zone: zone, defaultDeviceId: deviceId)
+        let context = LineContext(origin: origin, line: number, defaultDeviceId: deviceId)
         guard let header else {
             if let found = CSVHeader(bytes, start, end) {
                 self.header = found

@@ -72,12 +72,84 @@ struct FlatJSONScanner {
         var scanner = FlatJSONScanner(bytes: bytes, start: start, end: end)
         // Whatever the scan stops at, a slot it filled is marked for the next reset.
         defer { filled = scanner.filled }
-        try scanner.scanObject(into: tokens)
+        try scanner.scanObject(into: tokens, spans: nil)
     }
 
-    private mutating func scanObject(into tokens: UnsafeMutableBufferPointer<JSONToken>)
-        throws(JSONSyntaxError)
-    {
+    /// ``scan(_:start:end:into:filled:)`` for lines that usually share one layout: a line laid
+    /// out as the last one `shape` learnt is read through it (its values scanned, the bytes between
+    /// them compared), any other is scanned in full and its layout learnt. The tokens, and what is
+    /// accepted or refused, are those of a full scan (see ``JSONShape``).
+    static func scan(
+        _ bytes: UnsafeBufferPointer<UInt8>, start: Int, end: Int,
+        into tokens: UnsafeMutableBufferPointer<JSONToken>, filled: inout UInt64, shape: inout JSONShape
+    ) throws(JSONSyntaxError) {
+        if shape.isLearnt {
+            var scanner = FlatJSONScanner(bytes: bytes, start: start, end: end)
+            var stale = filled
+            while stale != 0 {
+                let index = stale.trailingZeroBitCount
+                if index < tokens.count { tokens[index] = .absent }
+                stale &= stale &- 1
+            }
+            let read = shape.literals.withUnsafeBufferPointer { literals in
+                shape.members.withUnsafeBufferPointer { members in
+                    scanner.scanShaped(
+                        into: tokens, literals: literals, members: members, tailStart: shape.tailStart,
+                        tailCount: shape.tailCount)
+                }
+            }
+            filled = scanner.filled
+            if read { return }
+        }
+        shape.beginFullScan()
+        var stale = filled
+        while stale != 0 {
+            let index = stale.trailingZeroBitCount
+            if index < tokens.count { tokens[index] = .absent }
+            stale &= stale &- 1
+        }
+        filled = 0
+        var scanner = FlatJSONScanner(bytes: bytes, start: start, end: end)
+        defer { filled = scanner.filled }
+        try withUnsafeMutablePointer(to: &shape.spans) { (spans) throws(JSONSyntaxError) in
+            try scanner.scanObject(into: tokens, spans: spans)
+        }
+        shape.learn(bytes, start: start, end: end)
+    }
+
+    /// Reads the line through a learnt layout; `false` as soon as it differs from it or a value
+    /// is not valid JSON (the caller then scans it in full, which says what is wrong).
+    private mutating func scanShaped(
+        into tokens: UnsafeMutableBufferPointer<JSONToken>, literals: UnsafeBufferPointer<UInt8>,
+        members: UnsafeBufferPointer<JSONShape.Member>, tailStart: Int, tailCount: Int
+    ) -> Bool {
+        guard let literalBase = literals.baseAddress else { return false }
+        for member in members {
+            guard
+                JSONShape.matches(
+                    bytes, at: i, end: end, literalBase + member.literalStart, count: member.literalCount)
+            else { return false }
+            i += member.literalCount
+            let token: JSONToken
+            do throws(JSONSyntaxError) {
+                token = try scanValue(depth: 0)
+            } catch {
+                return false
+            }
+            if member.slot >= 0 {
+                tokens[member.slot] = token
+                filled |= 1 << UInt64(member.slot)
+            }
+        }
+        return i + tailCount == end
+            && JSONShape.matches(bytes, at: i, end: end, literalBase + tailStart, count: tailCount)
+    }
+
+    /// Scans the object at `i`; with `spans`, appends where each member's value is and its key's
+    /// slot (for ``JSONShape/learn(_:start:end:)``).
+    private mutating func scanObject(
+        into tokens: UnsafeMutableBufferPointer<JSONToken>, spans: UnsafeMutablePointer<[JSONShape.Span]>?
+    ) throws(JSONSyntaxError) {
         skipWhitespace()
         guard i < end, bytes[i] == UInt8(ascii: "{") else { throw fail("expected a JSON object") }
         i += 1
@@ -98,6 +170,7 @@ struct FlatJSONScanner {
                 }
                 i += 1
                 skipWhitespace()
+                let valueStart = i
                 let token = try scanValue(depth: 0)
                 let key: JSONKey? =
                     keyEscaped
@@ -107,6 +180,8 @@ struct FlatJSONScanner {
                     tokens[key.rawValue] = token
                     filled |= 1 << UInt64(key.rawValue)
                 }
+                spans?.pointee.append(
+                    JSONShape.Span(valueStart: valueStart, valueEnd: i, slot: key?.rawValue ?? -1))
                 skipWhitespace()
                 guard i < end else { throw fail("unexpected end of line inside the object") }
                 if bytes[i] == UInt8(ascii: ",") {

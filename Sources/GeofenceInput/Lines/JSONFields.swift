@@ -45,7 +45,20 @@ struct JSONFields {
 
     /// The number in `key`, or `nil` when absent or null. With `lenient`, a string holding a
     /// number is accepted too (some OwnTracks clients and bridges quote their numbers).
+    ///
+    /// A number the scan has valued, and an absent member, are answered here, inline; anything
+    /// else takes ``otherNumber(_:lenient:)``, out of line, so that the common case costs a few
+    /// instructions rather than the frame of a function that can build an error message.
+    @inline(__always)
     func number(_ key: JSONKey, lenient: Bool = false) throws(RecordError) -> Double? {
+        let token = tokens[key.rawValue]
+        if token.kind == .number, !token.value.isNaN { return token.value }
+        if token.kind == .absent { return nil }
+        return try otherNumber(key, lenient: lenient)
+    }
+
+    @inline(never)
+    private func otherNumber(_ key: JSONKey, lenient: Bool) throws(RecordError) -> Double? {
         let token = tokens[key.rawValue]
         switch token.kind {
         case .absent, .null:
@@ -68,13 +81,16 @@ struct JSONFields {
 
     /// A number that must be finite if given (NaN and infinities only reach here through
     /// lenient strings).
+    @inline(__always)
     func finiteNumber(_ key: JSONKey, lenient: Bool = false) throws(RecordError) -> Double? {
         guard let value = try number(key, lenient: lenient) else { return nil }
-        guard value.isFinite else {
-            throw context.error(
-                field: key.name, "\(quoted(token(key))) is not a finite number", kind: .invalidField)
-        }
+        guard value.isFinite else { throw notFinite(key) }
         return value
+    }
+
+    @inline(never)
+    private func notFinite(_ key: JSONKey) -> RecordError {
+        context.error(field: key.name, "\(quoted(token(key))) is not a finite number", kind: .invalidField)
     }
 
     /// The string in `key`, or `nil` when absent or null.
@@ -173,7 +189,21 @@ struct JSONFields {
     /// ``TimeBounds``. `sentinel` is a date that stands for "unknown" (a serialised CLVisit's
     /// `distantPast` arrival or `distantFuture` departure): a time within a year of it is returned
     /// as the sentinel itself instead of being refused.
+    @inline(__always)
     func time(_ key: JSONKey, sentinel: Date? = nil) throws(RecordError) -> Date? {
+        // Unix milliseconds in range, the usual case, inline; everything else (strings, the
+        // sentinels, every error) out of line.
+        let token = tokens[key.rawValue]
+        if sentinel == nil, token.kind == .number, abs(token.value) >= Units.smallestPlausibleMilliseconds,
+            TimeBounds.contains(token.value / 1000)
+        {
+            return Date(timeIntervalSince1970: token.value / 1000)
+        }
+        return try anyTime(key, sentinel: sentinel)
+    }
+
+    @inline(never)
+    private func anyTime(_ key: JSONKey, sentinel: Date?) throws(RecordError) -> Date? {
         let token = tokens[key.rawValue]
         switch token.kind {
         case .absent, .null:

@@ -4,11 +4,37 @@ import Geofence
 /// Where a line came from and how to read its times, carried through the record builders so
 /// every error can name its place.
 struct LineContext {
-    let source: String
+    /// What every line of a source shares, in one object, so that a line's context costs one
+    /// reference count to make and to copy rather than one for each string and zone in it.
+    final class Origin: Sendable {
+        let source: String
+        let zone: LocalZone
+
+        init(source: String, zone: LocalZone) {
+            self.source = source
+            self.zone = zone
+        }
+    }
+
+    let origin: Origin
     let line: Int
-    let zone: LocalZone
     /// The device to name when a record names none.
     let defaultDeviceId: String?
+
+    var source: String { origin.source }
+    var zone: LocalZone { origin.zone }
+
+    /// A context of a source's line, sharing the source's ``Origin``.
+    init(origin: Origin, line: Int, defaultDeviceId: String?) {
+        self.origin = origin
+        self.line = line
+        self.defaultDeviceId = defaultDeviceId
+    }
+
+    /// A context for a reader that makes one now and then (a document's points).
+    init(source: String, line: Int, zone: LocalZone, defaultDeviceId: String?) {
+        self.init(origin: Origin(source: source, zone: zone), line: line, defaultDeviceId: defaultDeviceId)
+    }
 
     func error(
         field: String? = nil, column: Int? = nil, _ message: String, kind: RecordError.Kind
@@ -19,30 +45,30 @@ struct LineContext {
     /// The coordinate for a latitude and longitude already read as numbers, with errors that
     /// quote the values as written.
     func coordinate(
-        latitude: Double, latitudeText: @autoclosure () -> String, latitudeField: String,
-        longitude: Double, longitudeText: @autoclosure () -> String, longitudeField: String
+        latitude: Double, latitudeText: @autoclosure () -> String, latitudeField: @autoclosure () -> String,
+        longitude: Double, longitudeText: @autoclosure () -> String, longitudeField: @autoclosure () -> String
     ) throws(RecordError) -> Coordinate {
         // The texts are built only for an error: quoting a value costs more than reading it.
-        try checkRange(latitude, text: latitudeText(), field: latitudeField, limit: 90)
-        try checkRange(longitude, text: longitudeText(), field: longitudeField, limit: 180)
+        try checkRange(latitude, text: latitudeText(), field: latitudeField(), limit: 90)
+        try checkRange(longitude, text: longitudeText(), field: longitudeField(), limit: 180)
         do {
             return try Coordinate(latitude: latitude, longitude: longitude)
         } catch {
             // Unreachable after the checks above; kept so a change in Coordinate's rules still
             // surfaces as an input error rather than a crash.
-            throw self.error(field: latitudeField, error.description, kind: .invalidCoordinate)
+            throw self.error(field: latitudeField(), error.description, kind: .invalidCoordinate)
         }
     }
 
     private func checkRange(
-        _ value: Double, text: @autoclosure () -> String, field: String, limit: Double
+        _ value: Double, text: @autoclosure () -> String, field: @autoclosure () -> String, limit: Double
     ) throws(RecordError) {
         guard value.isFinite else {
-            throw error(field: field, "\(text()) is not a finite number", kind: .invalidCoordinate)
+            throw error(field: field(), "\(text()) is not a finite number", kind: .invalidCoordinate)
         }
         guard value >= -limit, value <= limit else {
             let bound = Int(limit)
-            throw error(field: field, "\(text()) is outside -\(bound)...\(bound)", kind: .invalidCoordinate)
+            throw error(field: field(), "\(text()) is outside -\(bound)...\(bound)", kind: .invalidCoordinate)
         }
     }
 }

@@ -27,10 +27,13 @@ public struct LineDecoder: Sendable, LineRecordDecoder {
     public let timeZone: TimeZone
     /// The device to give records that name none (e.g. `USER/DEVICE` from a Recorder file's path).
     public let deviceId: String?
-    private let zone: LocalZone
+    /// The source and zone every line's context shares.
+    private let origin: LineContext.Origin
     private var tokens: [JSONToken]
     /// The slots of `tokens` the last scan filled (``FlatJSONScanner/scan(_:start:end:into:filled:)``).
     private var filledTokens: UInt64 = 0
+    /// The layout of the last JSON line read in full, for reading the next ones (``JSONShape``).
+    private var shape = JSONShape()
     private var csv: CSVReader
 
     /// Makes a decoder for one source.
@@ -41,7 +44,7 @@ public struct LineDecoder: Sendable, LineRecordDecoder {
         self.source = source
         self.timeZone = timeZone
         self.deviceId = deviceId
-        self.zone = LocalZone(timeZone)
+        self.origin = LineContext.Origin(source: source, zone: LocalZone(timeZone))
         self.tokens = Array(repeating: .absent, count: JSONKey.allCases.count)
         self.csv = CSVReader(source: source, timeZone: timeZone, deviceId: deviceId)
     }
@@ -52,7 +55,7 @@ public struct LineDecoder: Sendable, LineRecordDecoder {
     > {
         let (start, end) = LineBytes.trim(bytes)
         if start == end || bytes[start] == UInt8(ascii: "#") { return .success(nil) }
-        let context = LineContext(source: source, line: number, zone: zone, defaultDeviceId: deviceId)
+        let context = LineContext(origin: origin, line: number, defaultDeviceId: deviceId)
         switch format {
         case .ndjson:
             return json(bytes, start, end, context: context, as: .ndjson)
@@ -77,7 +80,7 @@ public struct LineDecoder: Sendable, LineRecordDecoder {
             if let line = TopicLine.split(bytes, start, end) {
                 // `mosquitto_sub -v`: the topic names the device USER/DEVICE, as over MQTT.
                 let named = LineContext(
-                    source: source, line: number, zone: zone,
+                    origin: origin, line: number,
                     defaultDeviceId: Units.deviceId(fromTopic: line.topic))
                 return json(bytes, line.payloadStart, end, context: named, as: .owntracks)
             }
@@ -103,7 +106,8 @@ public struct LineDecoder: Sendable, LineRecordDecoder {
     ) -> Result<InputRecord?, RecordError> {
         tokens.withUnsafeMutableBufferPointer { tokens in
             do throws(JSONSyntaxError) {
-                try FlatJSONScanner.scan(bytes, start: start, end: end, into: tokens, filled: &filledTokens)
+                try FlatJSONScanner.scan(
+                    bytes, start: start, end: end, into: tokens, filled: &filledTokens, shape: &shape)
             } catch {
                 return .failure(
                     context.error(

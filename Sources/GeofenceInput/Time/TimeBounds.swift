@@ -35,11 +35,12 @@ extension LineContext {
     /// ``TimeBounds``; a time within a year of `sentinel` (a date meaning "unknown") is that
     /// sentinel.
     func date(
-        seconds: Double, text: @autoclosure () -> String, field: String?, sentinel: Date? = nil
+        seconds: Double, text: @autoclosure () -> String, field: @autoclosure () -> String?,
+        sentinel: Date? = nil
     ) throws(RecordError) -> Date {
         if let sentinel, abs(seconds - sentinel.timeIntervalSince1970) <= 366 * 86_400 { return sentinel }
         guard TimeBounds.contains(seconds) else {
-            throw error(field: field, "\(text()) \(TimeBounds.reason(seconds))", kind: .invalidField)
+            throw error(field: field(), "\(text()) \(TimeBounds.reason(seconds))", kind: .invalidField)
         }
         return Date(timeIntervalSince1970: seconds)
     }

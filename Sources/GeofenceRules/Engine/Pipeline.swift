@@ -85,34 +85,102 @@ public struct PipelineState: Sendable, Codable {
 }
 
 /// What one input record or engine event produced.
+///
+/// Most fixes produce nothing, so the lists are kept together in one optional part that is there
+/// only once something is put in one of them: an output that holds nothing is made, moved and
+/// destroyed without a reference count for each of its seven lists (they were most of what a fix
+/// cost after the monitor).
 public struct PipelineOutput: Sendable {
     /// The device it concerned.
     public var device: String
     /// Why the fix filter dropped the fix, if it did.
     public var dropped: FixFilter.Reason?
-    /// The monitor's raw events.
-    public var events: [Event] = []
-    /// The monitor's events as the engine logs them, with what each means (enter, exit, a first
-    /// determination...).
-    public var placeEvents: [PlaceEvent] = []
-    /// Visits the detector reported.
-    public var visits: [Visit] = []
-    /// Actions the rules fired, in order.
-    public var actions: [FiredAction] = []
-    /// Commutes that completed or were abandoned.
-    public var commutes: [CommuteRecord] = []
     /// The person whose rules the device shares with their other devices
     /// (``People/sharingPerson(ofDevice:)``), or `nil` when its rules are its own.
     public var person: String?
+
+    private struct Lists: Sendable {
+        var events: [Event] = []
+        var placeEvents: [PlaceEvent] = []
+        var visits: [Visit] = []
+        var actions: [FiredAction] = []
+        var commutes: [CommuteRecord] = []
+        var alsoChanged: [String] = []
+        var determinedOutside: [String] = []
+    }
+
+    /// The lists, `nil` while every one of them is empty.
+    private var lists: Lists?
+
+    /// An output for `device` that holds nothing yet.
+    public init(device: String) {
+        self.device = device
+    }
+
+    /// The lists, made when first changed, changed where they are.
+    private var changedLists: Lists {
+        get { lists ?? Lists() }
+        _modify {
+            var changed = lists.take() ?? Lists()
+            defer { lists = changed }
+            yield &changed
+        }
+    }
+
+    /// The monitor's raw events.
+    public var events: [Event] {
+        get { lists?.events ?? [] }
+        _modify { yield &changedLists.events }
+    }
+    /// The monitor's events as the engine logs them, with what each means (enter, exit, a first
+    /// determination...).
+    public var placeEvents: [PlaceEvent] {
+        get { lists?.placeEvents ?? [] }
+        _modify { yield &changedLists.placeEvents }
+    }
+    /// Visits the detector reported.
+    public var visits: [Visit] {
+        get { lists?.visits ?? [] }
+        _modify { yield &changedLists.visits }
+    }
+    /// Actions the rules fired, in order.
+    public var actions: [FiredAction] {
+        get { lists?.actions ?? [] }
+        _modify { yield &changedLists.actions }
+    }
+    /// Commutes that completed or were abandoned.
+    public var commutes: [CommuteRecord] {
+        get { lists?.commutes ?? [] }
+        _modify { yield &changedLists.commutes }
+    }
     /// The person's other devices whose saved state changed with this record: each holds a copy
     /// of the person's rules, so they must be saved with this device's.
-    public var alsoChanged: [String] = []
+    public var alsoChanged: [String] {
+        get { lists?.alsoChanged ?? [] }
+        _modify { yield &changedLists.alsoChanged }
+    }
     /// Places this device was first found outside of while its person is inside them: the
     /// person leaves them only if none of their other devices is inside either.
-    var determinedOutside: [String] = []
+    var determinedOutside: [String] {
+        get { lists?.determinedOutside ?? [] }
+        _modify { yield &changedLists.determinedOutside }
+    }
+
+    /// Whether every list is empty, the engine's place events and the person's other devices
+    /// included: the usual fix, which a caller can pass over without reading each list (a read
+    /// of a list costs a reference count).
+    public var isBare: Bool {
+        guard let lists else { return true }
+        return lists.events.isEmpty && lists.placeEvents.isEmpty && lists.visits.isEmpty
+            && lists.actions.isEmpty && lists.commutes.isEmpty && lists.alsoChanged.isEmpty
+            && lists.determinedOutside.isEmpty
+    }
 
     /// Whether anything worth storing happened.
-    public var isEmpty: Bool { events.isEmpty && visits.isEmpty && actions.isEmpty && commutes.isEmpty }
+    public var isEmpty: Bool {
+        guard let lists else { return true }
+        return lists.events.isEmpty && lists.visits.isEmpty && lists.actions.isEmpty && lists.commutes.isEmpty
+    }
 }
 
 /// Filter, visit detection, monitor and rules, one record at a time, for every device.
@@ -450,7 +518,12 @@ extension DeviceEngine {
     mutating func ingest(
         _ fix: Fix, arrivedAt: Date?, evaluator: RuleEvaluator, places: [Place], output: inout PipelineOutput
     ) {
-        output.dropped = monitor.ingest(fix, arrivedAt: arrivedAt, into: &output.events)
+        // The events are gathered apart and given to the output only if there are any: most fixes
+        // cause none, and an output whose lists are all empty holds none of them (see
+        // ``PipelineOutput``).
+        var events: [Event] = []
+        output.dropped = monitor.ingest(fix, arrivedAt: arrivedAt, into: &events)
+        if !events.isEmpty { output.events = events }
         guard output.dropped == nil else { return }
         // A batch's outputs wait together to be printed or stored: a device's first fixes make an
         // event for each of its places, and room grown by appending would be half as much again.
@@ -464,7 +537,7 @@ extension DeviceEngine {
         }
         for event in output.events { apply(event, evaluator: evaluator, output: &output) }
         if evaluator.rules.visits != nil {
-            output.visits = visits
+            if !visits.isEmpty { output.visits = visits }
             for visit in visits {
                 visitOccurrences(visit, evaluator: evaluator, places: places, output: &output)
             }
