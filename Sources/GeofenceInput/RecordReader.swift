@@ -377,14 +377,11 @@ struct ParallelLines {
     mutating func decode(_ take: (Int, Result<InputRecord, RecordError>?) throws -> Void) rethrows {
         guard let template = decoder else { return }
         let used = current + 1
-        var results = Self.decoded(blocks, count: used, template: template)
+        let results = Self.decoded(blocks, count: used, template: template)
         for index in 0..<used {
-            // Each result is moved out where it lies (a record is a large value, and a copy of it
-            // costs a memcpy and its references' counts).
-            try results[index].withUnsafeMutableBufferPointer { decoded in
-                try blocks[index].ends.withUnsafeBufferPointer { ends in
-                    for line in decoded.indices { try take(ends[line].number, decoded[line].take()) }
-                }
+            let decoded = results[index]
+            try blocks[index].ends.withUnsafeBufferPointer { ends in
+                for line in 0..<decoded.count { try take(ends[line].number, decoded.takeNext()) }
             }
             blocks[index].bytes.removeAll(keepingCapacity: true)
             blocks[index].ends.removeAll(keepingCapacity: true)
@@ -392,17 +389,13 @@ struct ParallelLines {
         current = 0
     }
 
-    /// The first `count` blocks decoded, each on a thread with its own copy of `template`; a
-    /// line that holds no record (a comment) gives `nil`.
-    private static func decoded(
-        _ blocks: [Block], count: Int, template: LineDecoder
-    ) -> [[Result<InputRecord, RecordError>?]] {
-        let results = DecodedBlocks(count: count)
+    /// The first `count` blocks decoded, each on a thread with its own copy of `template`.
+    private static func decoded(_ blocks: [Block], count: Int, template: LineDecoder) -> [DecodedBlock] {
+        let results = blocks.prefix(count).map { DecodedBlock(capacity: $0.ends.count) }
         DispatchQueue.concurrentPerform(iterations: count) { index in
             var decoder = template
             let block = blocks[index]
-            var decoded: [Result<InputRecord, RecordError>?] = []
-            decoded.reserveCapacity(block.ends.count)
+            let decoded = results[index]
             block.bytes.withUnsafeBufferPointer { buffer in
                 var start = 0
                 for (end, number) in block.ends {
@@ -416,29 +409,49 @@ struct ParallelLines {
                     start = end
                 }
             }
-            results.put(decoded, at: index)
         }
-        return results.all()
+        return results
     }
 }
 
-/// The blocks' results while the threads fill them, one slot per block behind a lock.
-private final class DecodedBlocks: @unchecked Sendable {
-    private let lock = NSLock()
-    private var slots: [[Result<InputRecord, RecordError>?]]
+/// One block's results: filled by one decoding thread, then moved out one by one, in order, on
+/// the reading thread (`concurrentPerform` returns only when every thread is done, so the two
+/// never touch a block at once).
+///
+/// The results are kept in memory of their own rather than in an array: an array of them, even
+/// emptied by moving each out, was destroyed element by element through the runtime's generic
+/// witnesses, which cost several hundred instructions a line. Here only the results not handed
+/// out (when `take` throws) are destroyed.
+private final class DecodedBlock: @unchecked Sendable {
+    private let base: UnsafeMutablePointer<Result<InputRecord, RecordError>?>
+    private let capacity: Int
+    /// How many results the block holds.
+    private(set) var count = 0
+    /// How many of them have been moved out.
+    private var taken = 0
 
-    init(count: Int) { slots = Array(repeating: [], count: count) }
-
-    func put(_ results: [Result<InputRecord, RecordError>?], at index: Int) {
-        lock.lock()
-        defer { lock.unlock() }
-        slots[index] = results
+    init(capacity: Int) {
+        self.capacity = capacity
+        base = .allocate(capacity: max(1, capacity))
     }
 
-    func all() -> [[Result<InputRecord, RecordError>?]] {
-        lock.lock()
-        defer { lock.unlock() }
-        return slots
+    /// Adds the next line's result; a block holds one for each of its lines, no more.
+    func append(_ result: Result<InputRecord, RecordError>?) {
+        precondition(count < capacity, "a block holds one result for each of its lines")
+        (base + count).initialize(to: result)
+        count += 1
+    }
+
+    /// Moves the next result out; called once for each result, in order.
+    func takeNext() -> Result<InputRecord, RecordError>? {
+        precondition(taken < count, "every result of a block is taken once")
+        defer { taken += 1 }
+        return (base + taken).move()
+    }
+
+    deinit {
+        (base + taken).deinitialize(count: count - taken)
+        base.deallocate()
     }
 }
 
