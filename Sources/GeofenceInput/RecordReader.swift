@@ -269,9 +269,18 @@ public struct RecordReader: Sendable {
             parallel = nil
             waitingLines = 0
             defer { parallel = waiting }
-            try waiting.decode { number, result in
+            try waiting.decode { number, line in
                 tally.lines = number
-                if let result { try take(result, record: record, error: error, note: note) }
+                switch line {
+                case .record(let value):
+                    tally.count(value)
+                    try order.take(value, emit: record, note: note)
+                case .failure(let failure):
+                    tally.count(failure)
+                    error(failure)
+                case .nothing:
+                    break
+                }
             }
         }
 
@@ -372,9 +381,19 @@ struct ParallelLines {
         blocks[current].ends.append((blocks[current].bytes.count, number))
     }
 
+    /// What a line decoded to: a type of this module's own, not an optional `Result`, whose values
+    /// the standard library destroys through generic witnesses (a few hundred instructions a
+    /// line, as much as the rest of handing a record on).
+    enum Decoded {
+        case record(InputRecord)
+        case failure(RecordError)
+        /// A comment or blank line.
+        case nothing
+    }
+
     /// Decodes the blocks, one thread each, then hands `take` each line's number and result in
-    /// order (`nil` for a line that holds no record), and empties the blocks.
-    mutating func decode(_ take: (Int, Result<InputRecord, RecordError>?) throws -> Void) rethrows {
+    /// order, and empties the blocks.
+    mutating func decode(_ take: (Int, Decoded) throws -> Void) rethrows {
         guard let template = decoder else { return }
         let used = current + 1
         let results = Self.decoded(blocks, count: used, template: template)
@@ -402,8 +421,8 @@ struct ParallelLines {
                     switch decoder.decode(
                         bytes: UnsafeBufferPointer(rebasing: buffer[start..<end]), number: number)
                     {
-                    case .success(let record?): decoded.append(.success(record))
-                    case .success(nil): decoded.append(nil)
+                    case .success(let record?): decoded.append(.record(record))
+                    case .success(nil): decoded.append(.nothing)
                     case .failure(let error): decoded.append(.failure(error))
                     }
                     start = end
@@ -423,7 +442,7 @@ struct ParallelLines {
 /// witnesses, which cost several hundred instructions a line. Here only the results not handed
 /// out (when `take` throws) are destroyed.
 private final class DecodedBlock: @unchecked Sendable {
-    private let base: UnsafeMutablePointer<Result<InputRecord, RecordError>?>
+    private let base: UnsafeMutablePointer<ParallelLines.Decoded>
     private let capacity: Int
     /// How many results the block holds.
     private(set) var count = 0
@@ -436,14 +455,14 @@ private final class DecodedBlock: @unchecked Sendable {
     }
 
     /// Adds the next line's result; a block holds one for each of its lines, no more.
-    func append(_ result: Result<InputRecord, RecordError>?) {
+    func append(_ result: ParallelLines.Decoded) {
         precondition(count < capacity, "a block holds one result for each of its lines")
         (base + count).initialize(to: result)
         count += 1
     }
 
     /// Moves the next result out; called once for each result, in order.
-    func takeNext() -> Result<InputRecord, RecordError>? {
+    func takeNext() -> ParallelLines.Decoded {
         precondition(taken < count, "every result of a block is taken once")
         defer { taken += 1 }
         return (base + taken).move()

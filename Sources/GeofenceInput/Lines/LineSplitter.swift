@@ -197,7 +197,16 @@ package struct RawLine {
         guard let bytes, let base = bytes.baseAddress else { return true }
         var index = 0
         let count = bytes.count
-        // Eight bytes at a time: any byte with its top bit set is not ASCII.
+        // Thirty-two bytes at a time, then eight: any byte with its top bit set is not ASCII.
+        while index + 32 <= count {
+            let raw = UnsafeRawPointer(base + index)
+            let word =
+                raw.loadUnaligned(as: UInt64.self) | raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+                | raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self)
+                | raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self)
+            if word & 0x8080_8080_8080_8080 != 0 { return false }
+            index += 32
+        }
         while index + 8 <= count {
             let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
             if word & 0x8080_8080_8080_8080 != 0 { return false }

@@ -87,9 +87,17 @@ public struct ShardedPipeline: Sendable {
         let owners = owners(of: records, in: range, count: count)
         // A batch whose records all go to one shard (one device, or a few that hash alike) is
         // processed here: handing it to a thread would only add the hand-over.
-        let busy = Set(owners.lazy.filter { $0 >= 0 })
-        if busy.count <= 1 {
-            let shard = busy.first ?? 0
+        // Counted with a flag per shard: a set of the owners cost a hash for every record.
+        var seen = [Bool](repeating: false, count: count)
+        var busyCount = 0
+        var lastBusy = 0
+        for owner in owners where owner >= 0 && !seen[owner] {
+            seen[owner] = true
+            busyCount += 1
+            lastBusy = owner
+        }
+        if busyCount <= 1 {
+            let shard = lastBusy
             for slot in owners.indices {
                 // The others are records that move nothing.
                 guard owners[slot] == shard else {
