@@ -78,7 +78,7 @@ public struct RecordReader: Sendable {
     /// whatever `record` throws.
     @discardableResult
     public func read(
-        record: (InputRecord) throws -> Void, error: (RecordError) -> Void, note: (String) -> Void = { _ in }
+        record: (consuming InputRecord) throws -> Void, error: (RecordError) -> Void, note: (String) -> Void = { _ in }
     ) throws -> InputTally {
         let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
@@ -238,7 +238,7 @@ public struct RecordReader: Sendable {
         }
 
         mutating func take(
-            _ result: Result<InputRecord, RecordError>, record: (InputRecord) throws -> Void,
+            _ result: consuming Result<InputRecord, RecordError>, record: (consuming InputRecord) throws -> Void,
             error: (RecordError) -> Void, note: (String) -> Void
         ) throws {
             try Self.take(result, tally: &tally, order: &order, record: record, error: error, note: note)
@@ -247,10 +247,11 @@ public struct RecordReader: Sendable {
         /// ``take(_:record:error:note:)`` on the two parts it changes, for the decoder's callback,
         /// which runs while the decoder (another part) is being changed.
         private static func take(
-            _ result: Result<InputRecord, RecordError>, tally: inout InputTally, order: inout OrderCheck,
-            record: (InputRecord) throws -> Void, error: (RecordError) -> Void, note: (String) -> Void
+            _ result: consuming Result<InputRecord, RecordError>, tally: inout InputTally,
+            order: inout OrderCheck,
+            record: (consuming InputRecord) throws -> Void, error: (RecordError) -> Void, note: (String) -> Void
         ) throws {
-            switch result {
+            switch consume result {
             case .success(let value):
                 tally.count(value)
                 try order.take(value, emit: record, note: note)
@@ -262,7 +263,7 @@ public struct RecordReader: Sendable {
 
         /// Decodes the lines waiting for the threads and takes their results in input order.
         mutating func flushParallel(
-            record: (InputRecord) throws -> Void, error: (RecordError) -> Void, note: (String) -> Void
+            record: (consuming InputRecord) throws -> Void, error: (RecordError) -> Void, note: (String) -> Void
         ) throws {
             guard decodesInParallel, waitingLines > 0, var waiting = parallel else { return }
             // Taken out while it hands its results to `take`, which changes the rest of `self`.
@@ -271,7 +272,9 @@ public struct RecordReader: Sendable {
             defer { parallel = waiting }
             try waiting.decode { number, line in
                 tally.lines = number
-                switch line {
+                // Taken apart and handed on by moving, not copying, the record: a copy, and the
+                // destruction of the value left behind, cost more than the rest of handing it on.
+                switch consume line {
                 case .record(let value):
                     tally.count(value)
                     try order.take(value, emit: record, note: note)
@@ -285,7 +288,7 @@ public struct RecordReader: Sendable {
         }
 
         mutating func handle(
-            _ line: RawLine, record: (InputRecord) throws -> Void, error: (RecordError) -> Void,
+            _ line: RawLine, record: (consuming InputRecord) throws -> Void, error: (RecordError) -> Void,
             note: (String) -> Void
         ) throws {
             if decodesInParallel {
@@ -393,7 +396,7 @@ struct ParallelLines {
 
     /// Decodes the blocks, one thread each, then hands `take` each line's number and result in
     /// order, and empties the blocks.
-    mutating func decode(_ take: (Int, Decoded) throws -> Void) rethrows {
+    mutating func decode(_ take: (Int, consuming Decoded) throws -> Void) rethrows {
         guard let template = decoder else { return }
         let used = current + 1
         let results = Self.decoded(blocks, count: used, template: template)
@@ -455,7 +458,7 @@ private final class DecodedBlock: @unchecked Sendable {
     }
 
     /// Adds the next line's result; a block holds one for each of its lines, no more.
-    func append(_ result: ParallelLines.Decoded) {
+    func append(_ result: consuming ParallelLines.Decoded) {
         precondition(count < capacity, "a block holds one result for each of its lines")
         (base + count).initialize(to: result)
         count += 1
@@ -493,19 +496,19 @@ struct OrderCheck {
     }
 
     mutating func take(
-        _ record: InputRecord, emit: (InputRecord) throws -> Void, note: (String) -> Void
+        _ record: consuming InputRecord, emit: (consuming InputRecord) throws -> Void, note: (String) -> Void
     ) throws {
         switch decision {
         case false?: return try emit(record)
         case true?: return held.append(record)
         case nil: break
         }
-        held.append(record)
         if let fix = record.fix { fixTimes.append(fix.timestamp) }
+        held.append(record)
         if fixTimes.count >= sample { try decide(emit: emit, note: note) }
     }
 
-    mutating func finish(emit: (InputRecord) throws -> Void, note: (String) -> Void) throws {
+    mutating func finish(emit: (consuming InputRecord) throws -> Void, note: (String) -> Void) throws {
         if decision == nil { try decide(emit: emit, note: note) }
         if decision == true {
             for record in held.reversed() { try emit(record) }
@@ -513,7 +516,7 @@ struct OrderCheck {
         }
     }
 
-    private mutating func decide(emit: (InputRecord) throws -> Void, note: (String) -> Void) throws {
+    private mutating func decide(emit: (consuming InputRecord) throws -> Void, note: (String) -> Void) throws {
         let steps = zip(fixTimes, fixTimes.dropFirst())
         let backwards = steps.filter { $1 < $0 }.count
         let newestFirst = backwards >= 2 && steps.allSatisfy { $1 <= $0 }

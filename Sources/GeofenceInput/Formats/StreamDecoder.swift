@@ -106,7 +106,7 @@ public struct StreamDecoder: Sendable {
     /// Reads one line given as UTF-8 bytes, handing `emit` what it holds (no array per line).
     public mutating func decode(
         bytes: UnsafeBufferPointer<UInt8>, number: Int,
-        _ emit: (Result<InputRecord, RecordError>) throws -> Void
+        _ emit: (consuming Result<InputRecord, RecordError>) throws -> Void
     ) rethrows {
         if case .undecided = state {
             let (start, end) = LineBytes.trim(bytes)
