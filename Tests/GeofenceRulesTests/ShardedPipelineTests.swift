@@ -77,6 +77,11 @@ import GeofenceSimulation
             #expect((0..<7).contains(first))
             #expect(ShardedPipeline.shard(ofDevice: name, count: 7) == first)
         }
+        // And to the same shard in every version: FNV-1a of the name's UTF-8 (the values computed
+        // apart, in Python).
+        #expect(ShardedPipeline.shard(ofDevice: "d00001", count: 7) == 6)
+        #expect(ShardedPipeline.shard(ofDevice: "owntracks/alice/phone", count: 64) == 55)
+        #expect(ShardedPipeline.shard(ofDevice: "Zürich-Gerät", count: 64) == 4)
         // Different names spread over the shards.
         let used = Set((0..<100).map { ShardedPipeline.shard(ofDevice: "d\($0)", count: 4) })
         #expect(used.count == 4)
