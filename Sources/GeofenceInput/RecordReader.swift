@@ -78,7 +78,8 @@ public struct RecordReader: Sendable {
     /// whatever `record` throws.
     @discardableResult
     public func read(
-        record: (consuming InputRecord) throws -> Void, error: (RecordError) -> Void, note: (String) -> Void = { _ in }
+        record: (consuming InputRecord) throws -> Void, error: (RecordError) -> Void,
+        note: (String) -> Void = { _ in }
     ) throws -> InputTally {
         let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
@@ -238,7 +239,8 @@ public struct RecordReader: Sendable {
         }
 
         mutating func take(
-            _ result: consuming Result<InputRecord, RecordError>, record: (consuming InputRecord) throws -> Void,
+            _ result: consuming Result<InputRecord, RecordError>,
+            record: (consuming InputRecord) throws -> Void,
             error: (RecordError) -> Void, note: (String) -> Void
         ) throws {
             try Self.take(result, tally: &tally, order: &order, record: record, error: error, note: note)
@@ -249,21 +251,37 @@ public struct RecordReader: Sendable {
         private static func take(
             _ result: consuming Result<InputRecord, RecordError>, tally: inout InputTally,
             order: inout OrderCheck,
-            record: (consuming InputRecord) throws -> Void, error: (RecordError) -> Void, note: (String) -> Void
+            record: (consuming InputRecord) throws -> Void, error: (RecordError) -> Void,
+            note: (String) -> Void
         ) throws {
             switch consume result {
             case .success(let value):
-                tally.count(value)
-                try order.take(value, emit: record, note: note)
-            case .failure(let failure):
-                tally.count(failure)
-                error(failure)
+                try take(value, tally: &tally, order: &order, record: record, note: note)
+            case .failure(let failure): take(failure, tally: &tally, error: error)
             }
+        }
+
+        /// Counts a record and hands it on through the order check, moved, not copied.
+        private static func take(
+            _ value: consuming InputRecord, tally: inout InputTally, order: inout OrderCheck,
+            record: (consuming InputRecord) throws -> Void, note: (String) -> Void
+        ) throws {
+            tally.count(value)
+            try order.take(value, emit: record, note: note)
+        }
+
+        /// Counts an unreadable line and reports it.
+        private static func take(
+            _ failure: RecordError, tally: inout InputTally, error: (RecordError) -> Void
+        ) {
+            tally.count(failure)
+            error(failure)
         }
 
         /// Decodes the lines waiting for the threads and takes their results in input order.
         mutating func flushParallel(
-            record: (consuming InputRecord) throws -> Void, error: (RecordError) -> Void, note: (String) -> Void
+            record: (consuming InputRecord) throws -> Void, error: (RecordError) -> Void,
+            note: (String) -> Void
         ) throws {
             guard decodesInParallel, waitingLines > 0, var waiting = parallel else { return }
             // Taken out while it hands its results to `take`, which changes the rest of `self`.
@@ -276,11 +294,9 @@ public struct RecordReader: Sendable {
                 // destruction of the value left behind, cost more than the rest of handing it on.
                 switch consume line {
                 case .record(let value):
-                    tally.count(value)
-                    try order.take(value, emit: record, note: note)
+                    try Self.take(value, tally: &tally, order: &order, record: record, note: note)
                 case .failure(let failure):
-                    tally.count(failure)
-                    error(failure)
+                    Self.take(failure, tally: &tally, error: error)
                 case .nothing:
                     break
                 }
@@ -516,7 +532,8 @@ struct OrderCheck {
         }
     }
 
-    private mutating func decide(emit: (consuming InputRecord) throws -> Void, note: (String) -> Void) throws {
+    private mutating func decide(emit: (consuming InputRecord) throws -> Void, note: (String) -> Void) throws
+    {
         let steps = zip(fixTimes, fixTimes.dropFirst())
         let backwards = steps.filter { $1 < $0 }.count
         let newestFirst = backwards >= 2 && steps.allSatisfy { $1 <= $0 }

@@ -62,12 +62,7 @@ struct FlatJSONScanner {
         _ bytes: UnsafeBufferPointer<UInt8>, start: Int, end: Int,
         into tokens: UnsafeMutableBufferPointer<JSONToken>, filled: inout UInt64
     ) throws(JSONSyntaxError) {
-        var stale = filled
-        while stale != 0 {
-            let index = stale.trailingZeroBitCount
-            if index < tokens.count { tokens[index] = .absent }
-            stale &= stale &- 1
-        }
+        reset(tokens, filled: filled)
         filled = 0
         var scanner = FlatJSONScanner(bytes: bytes, start: start, end: end)
         // Whatever the scan stops at, a slot it filled is marked for the next reset.
@@ -85,12 +80,7 @@ struct FlatJSONScanner {
     ) throws(JSONSyntaxError) {
         if shape.isLearnt {
             var scanner = FlatJSONScanner(bytes: bytes, start: start, end: end)
-            var stale = filled
-            while stale != 0 {
-                let index = stale.trailingZeroBitCount
-                if index < tokens.count { tokens[index] = .absent }
-                stale &= stale &- 1
-            }
+            reset(tokens, filled: filled)
             let read = shape.literals.withUnsafeBufferPointer { literals in
                 shape.members.withUnsafeBufferPointer { members in
                     scanner.scanShaped(
@@ -102,12 +92,7 @@ struct FlatJSONScanner {
             if read { return }
         }
         shape.beginFullScan()
-        var stale = filled
-        while stale != 0 {
-            let index = stale.trailingZeroBitCount
-            if index < tokens.count { tokens[index] = .absent }
-            stale &= stale &- 1
-        }
+        reset(tokens, filled: filled)
         filled = 0
         var scanner = FlatJSONScanner(bytes: bytes, start: start, end: end)
         defer { filled = scanner.filled }
@@ -115,6 +100,17 @@ struct FlatJSONScanner {
             try scanner.scanObject(into: tokens, spans: spans)
         }
         shape.learn(bytes, start: start, end: end)
+    }
+
+    /// Sets the slots whose bits are set in `filled` back to absent.
+    @inline(__always)
+    private static func reset(_ tokens: UnsafeMutableBufferPointer<JSONToken>, filled: UInt64) {
+        var stale = filled
+        while stale != 0 {
+            let index = stale.trailingZeroBitCount
+            if index < tokens.count { tokens[index] = .absent }
+            stale &= stale &- 1
+        }
     }
 
     /// Reads the line through a learnt layout; `false` as soon as it differs from it or a value
