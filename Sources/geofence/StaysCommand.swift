@@ -61,36 +61,10 @@ enum StaysCommand: Command {
         var reader = RecordReader(path: path, format: arguments.value(SharedOptions.format) ?? .auto)
         // Decoding is nearly all of the work: JSON lines are decoded on every processor (at most 8).
         reader.decodingThreads = min(8, max(1, ProcessInfo.processInfo.activeProcessorCount))
-        func report(_ failure: RecordError) {
-            FileHandle.standardError.write(Data("geofence: \(failure)\n".utf8))
-        }
-        func remark(_ note: String) {
-            FileHandle.standardError.write(Data("geofence: \(reader.source): \(note)\n".utf8))
-        }
-        let tally: InputTally
-        if path == "-" {
-            // Standard input may be live: each stay is printed as the fix that shows it comes.
-            tally = try reader.read(
-                record: { if let fix = $0.fix { emit(detector.ingest(fix)) } }, error: report, note: remark)
-        } else {
-            // A file is read and decoded on a thread of its own while the detector takes the last
-            // batch: otherwise the detector ran between the decoding threads' blocks, not beside them.
-            let batches = RecordBatches(reader: reader, batchSize: ReplayCommand.batchSize)
-            reading: while true {
-                switch batches.next() {
-                case .batch(let records, let errors, let notes):
-                    // Unreadable lines and remarks are reported as their batch is taken.
-                    for failure in errors { report(failure) }
-                    for note in notes { remark(note) }
-                    for record in records {
-                        if let fix = record.fix { emit(detector.ingest(fix)) }
-                    }
-                case .end(let result):
-                    tally = try result.get()
-                    break reading
-                }
-            }
-        }
+        let tally = try reader.read(
+            record: { if let fix = $0.fix { emit(detector.ingest(fix)) } },
+            error: { FileHandle.standardError.write(Data("geofence: \($0)\n".utf8)) },
+            note: { FileHandle.standardError.write(Data("geofence: \(reader.source): \($0)\n".utf8)) })
         emit(detector.finish())
         FileHandle.standardError.write(Data("geofence: \(InputSummary.line(tally, dropped: nil))\n".utf8))
         try InputSummary.requireSomethingRead(tally)
