@@ -62,12 +62,22 @@ struct FlatJSONScanner {
         _ bytes: UnsafeBufferPointer<UInt8>, start: Int, end: Int,
         into tokens: UnsafeMutableBufferPointer<JSONToken>, filled: inout UInt64
     ) throws(JSONSyntaxError) {
+        try scanInFull(bytes, start: start, end: end, into: tokens, filled: &filled, spans: nil)
+    }
+
+    /// The full scan both entry points make: resets the slots `filled` names, scans, and leaves in
+    /// `filled` the slots this scan filled, whatever it stops at; with `spans`, records where each
+    /// member's value is.
+    private static func scanInFull(
+        _ bytes: UnsafeBufferPointer<UInt8>, start: Int, end: Int,
+        into tokens: UnsafeMutableBufferPointer<JSONToken>, filled: inout UInt64,
+        spans: UnsafeMutablePointer<[JSONShape.Span]>?
+    ) throws(JSONSyntaxError) {
         reset(tokens, filled: filled)
         filled = 0
         var scanner = FlatJSONScanner(bytes: bytes, start: start, end: end)
-        // Whatever the scan stops at, a slot it filled is marked for the next reset.
         defer { filled = scanner.filled }
-        try scanner.scanObject(into: tokens, spans: nil)
+        try scanner.scanObject(into: tokens, spans: spans)
     }
 
     /// ``scan(_:start:end:into:filled:)`` for lines that usually share one layout: a line laid
@@ -92,12 +102,8 @@ struct FlatJSONScanner {
             if read { return }
         }
         shape.beginFullScan()
-        reset(tokens, filled: filled)
-        filled = 0
-        var scanner = FlatJSONScanner(bytes: bytes, start: start, end: end)
-        defer { filled = scanner.filled }
         try withUnsafeMutablePointer(to: &shape.spans) { (spans) throws(JSONSyntaxError) in
-            try scanner.scanObject(into: tokens, spans: spans)
+            try scanInFull(bytes, start: start, end: end, into: tokens, filled: &filled, spans: spans)
         }
         shape.learn(bytes, start: start, end: end)
     }
