@@ -77,6 +77,20 @@ enum ReplayCommand: Command {
         printer.header()
         // Records are processed in batches, the devices of a batch in parallel; the outputs come
         // back in input order.
+        //
+        // Each output is rendered, its lines and what it adds to the counts, on the thread of its
+        // device's shard; only the writing, in order, is left to this one.
+        @Sendable func render(
+            _ position: Int, _ output: consuming PipelineOutput?, of batch: [InputRecord]
+        ) -> RenderedRecord {
+            guard let output else { return RenderedRecord(text: nil, counts: RecordCounts(ignored: true)) }
+            var text = printer.text(of: output)
+            if let reason = output.dropped, verbose, let fix = batch[position].fix {
+                let line = printer.droppedText(fix, reason: reason)
+                text = text.map { line + "\n" + $0 } ?? line
+            }
+            return RenderedRecord(text: text, counts: RecordCounts(output))
+        }
         func process(_ batch: [InputRecord]) {
             // The batch is counted apart and added to `summary` at its end: `summary` is shared with
             // the reader's escaping closures, so every access to it would be checked at run time.
@@ -85,17 +99,13 @@ enum ReplayCommand: Command {
             var start = batch.startIndex
             while start < batch.endIndex {
                 let end = min(start + ReplayCommand.outputChunk, batch.endIndex)
-                pipeline.process(batch, in: start..<end, arrivedAt: nil) { position, output in
-                    guard let output else {
-                        counts.ignored += 1
-                        return
-                    }
-                    counts.count(output)
-                    if let reason = output.dropped, verbose, let fix = batch[position].fix {
-                        printer.dropped(fix, reason: reason)
-                    }
-                    printer.print(output)
-                }
+                pipeline.process(
+                    batch, in: start..<end, arrivedAt: nil,
+                    render: { position, output in render(position, output, of: batch) },
+                    each: { _, rendered in
+                        counts.add(rendered.counts)
+                        if let text = rendered.text { printer.write(text) }
+                    })
                 start = end
             }
         }
@@ -143,6 +153,42 @@ enum ReplayCommand: Command {
     }
 }
 
+/// What one record's output comes to in replay, made on the thread that processed the record:
+/// the text printed for it and what it adds to the summary.
+struct RenderedRecord {
+    /// The record's lines joined by newlines; `nil` when it prints nothing.
+    var text: String?
+    var counts: RecordCounts
+}
+
+/// What one record adds to a ``ReplaySummary``: a few numbers, so that counting a record costs no
+/// dictionary (a record is dropped for one reason at most).
+struct RecordCounts {
+    var dropped: FixFilter.Reason?
+    var events = 0
+    var actions = 0
+    var commutes = 0
+    /// A record that moves nothing.
+    var ignored = false
+    /// Seconds from each crossing (enter or exit, not first determinations) to its confirmation.
+    var latencies: [Double] = []
+
+    init(ignored: Bool) {
+        self.ignored = ignored
+    }
+
+    init(_ output: PipelineOutput) {
+        dropped = output.dropped
+        guard !output.isBare else { return }
+        for event in output.placeEvents where event.transition == .enter || event.transition == .exit {
+            latencies.append(event.confirmedAt.timeIntervalSince(event.date))
+        }
+        events = output.placeEvents.count
+        actions = output.actions.count
+        commutes = output.commutes.count
+    }
+}
+
 /// Counts for the line replay prints on standard error at the end.
 struct ReplaySummary: CustomStringConvertible {
     var dropped: [FixFilter.Reason: Int] = [:]
@@ -155,14 +201,17 @@ struct ReplaySummary: CustomStringConvertible {
     var latencies: [Double] = []
 
     mutating func count(_ output: PipelineOutput) {
-        if let reason = output.dropped { dropped[reason, default: 0] += 1 }
-        guard !output.isBare else { return }
-        for event in output.placeEvents where event.transition == .enter || event.transition == .exit {
-            latencies.append(event.confirmedAt.timeIntervalSince(event.date))
-        }
-        events += output.placeEvents.count
-        actions += output.actions.count
-        commutes += output.commutes.count
+        add(RecordCounts(output))
+    }
+
+    /// Adds what one record's output counts.
+    mutating func add(_ record: RecordCounts) {
+        if let reason = record.dropped { dropped[reason, default: 0] += 1 }
+        events += record.events
+        actions += record.actions
+        commutes += record.commutes
+        if record.ignored { ignored += 1 }
+        if !record.latencies.isEmpty { latencies += record.latencies }
     }
 
     /// Adds the counts of another part of the replay.

@@ -41,41 +41,50 @@ struct ReplayPrinter: Sendable {
     }
 
     func print(_ result: PipelineOutput) {
-        guard !result.isEmpty else { return }
-        var lines: [String] = []
+        if let text = text(of: result) { write(text) }
+    }
+
+    /// The lines ``print(_:)`` writes for `result`, joined by newlines (without the last);
+    /// `nil` when it writes nothing. Touches nothing but its arguments, so outputs can be
+    /// rendered on several threads at once and written, in order, on one.
+    func text(of result: PipelineOutput) -> String? {
+        guard !result.isEmpty else { return nil }
+        var text = ""
+        func add(_ line: String) {
+            if !text.isEmpty { text += "\n" }
+            text += line
+        }
         for event in result.placeEvents {
-            lines.append(table ? row(event) : eventLine(event))
+            add(table ? row(event) : eventLine(event))
         }
         for visit in result.visits {
-            lines.append(
+            add(
                 table
                     ? row(visit, device: result.device)
                     : json("visit", VisitLine(visit, device: result.device)))
         }
         for commute in result.commutes {
-            lines.append(table ? row(commute) : json("commute", commute))
+            add(table ? row(commute) : json("commute", commute))
         }
         for action in result.actions where includeActions {
-            lines.append(table ? row(action) : json("action", action))
+            add(table ? row(action) : json("action", action))
         }
         // `run` leaves actions out, so an output with only actions (an engine event) prints nothing.
-        guard !lines.isEmpty else { return }
-        if buffer != nil {
-            for line in lines { write(line) }
-        } else {
-            // Unbuffered, a record's lines go out in one write.
-            write(lines.joined(separator: "\n"))
-        }
+        return text.isEmpty ? nil : text
     }
 
-    func dropped(_ fix: Fix, reason: FixFilter.Reason) {
+    /// The line `--verbose` prints for a fix the filter dropped; like ``text(of:)``, safe on any
+    /// thread.
+    func droppedText(_ fix: Fix, reason: FixFilter.Reason) -> String {
         let line = DroppedLine(
             time: fix.timestamp, latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude,
             accuracy: fix.horizontalAccuracy, reason: reason.rawValue)
-        write(table ? "\(clock(fix.timestamp))  dropped fix: \(reason.rawValue)" : json("dropped", line))
+        return table ? "\(clock(fix.timestamp))  dropped fix: \(reason.rawValue)" : json("dropped", line)
     }
 
-    private func write(_ text: String) {
+    /// Writes `text` and a newline: at once, or into the buffer (a record's lines, unbuffered, go
+    /// out in one write).
+    func write(_ text: String) {
         guard let buffer else { return output.write(Data((text + "\n").utf8)) }
         buffer.append(text)
         if buffer.count >= OutputBuffer.limit { buffer.flush(to: output) }

@@ -82,12 +82,33 @@ public struct ShardedPipeline: Sendable {
     /// a record costs no array and no copy of its output.
     public mutating func process(
         _ records: [InputRecord], in range: Range<Int>, arrivedAt: Date?,
-        each body: (_ position: Int, _ output: PipelineOutput?) -> Void
+        each body: (_ position: Int, _ output: consuming PipelineOutput?) -> Void
+    ) {
+        process(records, in: range, arrivedAt: arrivedAt, render: { _, output in output }, each: body)
+    }
+
+    /// Processes the records of `range` as ``process(_:in:arrivedAt:each:)`` does, but each output
+    /// is first turned into what the caller makes of it (the lines it prints, the counts it keeps)
+    /// by `render`, on the thread of the record's shard; `body` then has the results on the
+    /// calling thread, in the batch's order.
+    ///
+    /// With many devices, what a caller makes of their outputs can cost as much as making them (a
+    /// fleet's first determinations are an event for every place of every device); rendered on
+    /// the shards' threads, that work is shared out too, and the calling thread only puts the
+    /// results in order. `render` is called for every record of the range, once, with its
+    /// position in `records` (a record that moves nothing gets `nil`), on any thread, several at a
+    /// time: it must not touch what another call could.
+    public mutating func process<Rendered: Sendable>(
+        _ records: [InputRecord], in range: Range<Int>, arrivedAt: Date?,
+        render: @Sendable (_ position: Int, _ output: consuming PipelineOutput?) -> Rendered,
+        each body: (_ position: Int, _ rendered: consuming Rendered) -> Void
     ) {
         let count = shards.count
         let first = range.lowerBound
         if count == 1 {
-            for index in range { body(index, shards[0].process(records[index], arrivedAt: arrivedAt)) }
+            for index in range {
+                body(index, render(index, shards[0].process(records[index], arrivedAt: arrivedAt)))
+            }
             return
         }
         let owners = owners(of: records, in: range, count: count)
@@ -105,18 +126,19 @@ public struct ShardedPipeline: Sendable {
         if busyCount <= 1 {
             let shard = lastBusy
             for slot in owners.indices {
+                let position = first + slot
                 // The others are records that move nothing.
                 guard owners[slot] == shard else {
-                    body(first + slot, nil)
+                    body(position, render(position, nil))
                     continue
                 }
-                body(first + slot, shards[shard].process(records[first + slot], arrivedAt: arrivedAt))
+                body(position, render(position, shards[shard].process(records[position], arrivedAt: arrivedAt)))
             }
             return
         }
-        var merged = [PipelineOutput?](repeating: nil, count: range.count)
+        var merged = [Rendered?](repeating: nil, count: range.count)
         // The box becomes the pipelines' only owner, and each thread moves its own out of it, so
-        // that no device dictionary is copied on write. Each thread writes its records' outputs
+        // that no device dictionary is copied on write. Each thread writes its records' results
         // straight into their places in `merged`: the places are disjoint, so no lock is needed.
         let box = ShardBox(pipelines: shards)
         shards = []
@@ -125,14 +147,25 @@ public struct ShardedPipeline: Sendable {
             DispatchQueue.concurrentPerform(iterations: count) { shard in
                 var pipeline = box.take(shard: shard)
                 for slot in owners.indices where owners[slot] == shard {
-                    slots.buffer[slot] = pipeline.process(records[first + slot], arrivedAt: arrivedAt)
+                    let position = first + slot
+                    slots.buffer[slot] = render(position, pipeline.process(records[position], arrivedAt: arrivedAt))
                 }
                 box.put(shard: shard, pipeline: pipeline)
             }
         }
         shards = box.finish()
-        // Each output is moved out to `body`, not copied.
-        for slot in merged.indices { body(first + slot, merged[slot].take()) }
+        // Each result is moved out to `body`, not copied; a record that moves nothing was left
+        // to here.
+        for slot in merged.indices {
+            let position = first + slot
+            if owners[slot] < 0 {
+                body(position, render(position, nil))
+            } else if let rendered = merged[slot].take() {
+                body(position, rendered)
+            } else {
+                preconditionFailure("record \(position) was not processed by its shard")
+            }
+        }
     }
 
     /// The shard of each record's device in `range` (-1 for a record that moves nothing), by
@@ -203,6 +236,6 @@ private final class ShardBox: @unchecked Sendable {
 /// The batch's output array while the shards' threads fill it: each writes only the places of its
 /// own records, which no other thread touches, and `concurrentPerform` returns only when all are
 /// done, so the writes need no lock.
-private struct OutputSlots: @unchecked Sendable {
-    let buffer: UnsafeMutableBufferPointer<PipelineOutput?>
+private struct OutputSlots<Rendered>: @unchecked Sendable {
+    let buffer: UnsafeMutableBufferPointer<Rendered?>
 }
