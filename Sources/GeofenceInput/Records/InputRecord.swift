@@ -2,7 +2,13 @@ public import Geofence
 
 /// One thing read from tracker output: a fix, a visit, an OwnTracks transition, or a message
 /// that was recognised but carries no position.
-public enum InputRecord: Sendable, Hashable {
+///
+/// The payload is kept out of line (`indirect`): a record is moved a score of times between the
+/// line it was read from and the pipeline (out of the decoder's result, into a block, through the
+/// order check, into a batch, to its shard), and inline each move of its 145 bytes was a call to
+/// `memmove`, about a fifth of replay's cycles on one device. Boxed, a move is one word, for one
+/// allocation per record; replay took 0.88 of the time on one device, 0.91 on 10k devices.
+public indirect enum InputRecord: Sendable, Hashable {
     /// A position report.
     case fix(Fix)
     /// A stay at one place, with either end possibly unknown.
