@@ -71,6 +71,37 @@ import GeofenceSimulation
         #expect(got == expected)
     }
 
+    /// Rendered on the shards' threads, each record's result reaches the caller once, in the
+    /// batch's order, carrying the position it was rendered for, and is what one pipeline gives.
+    @Test(arguments: [1, 2, 3])
+    func outputsRenderedOnTheShardsComeBackInOrder(shards: Int) throws {
+        let input = records()
+        var single = Pipeline(rules: try rules())
+        let expected = input.map { Digest(single.process($0, arrivedAt: nil)) }
+
+        var sharded = ShardedPipeline(rules: try (0..<shards).map { _ in try rules() })
+        var positions: [Int] = []
+        var got: [Digest] = []
+        var start = 0
+        // Ranges of one large array, as replay hands them over, not copies of each part.
+        while start < input.count {
+            let end = min(input.count, start + 500)
+            sharded.process(
+                input, in: start..<end, arrivedAt: nil,
+                render: { position, output in (position, Digest(output)) },
+                each: { position, rendered in
+                    #expect(rendered.0 == position)
+                    positions.append(position)
+                    got.append(rendered.1)
+                })
+            start = end
+        }
+        #expect(positions == Array(input.indices))
+        #expect(got.contains { $0.device == "-" })
+        #expect(expected.flatMap(\.placeEvents).count >= 24)
+        #expect(got == expected)
+    }
+
     @Test func aDeviceAlwaysGoesToTheSameShard() {
         for name in ["default", "person-1", "phone", "ü-device"] {
             let first = ShardedPipeline.shard(ofDevice: name, count: 7)
