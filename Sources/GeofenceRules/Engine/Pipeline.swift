@@ -271,8 +271,19 @@ public struct Pipeline: Sendable {
 
     /// The places a device's visits are matched against: those its person may use.
     private func places(forDevice name: String) -> [Place] {
-        guard !placesByPerson.isEmpty else { return rules.places }
-        return placesByPerson[rules.people.person(ofDevice: name)] ?? everyonesPlaces
+        Pipeline.places(
+            forDevice: name, people: rules.people, all: rules.places, byPerson: placesByPerson,
+            everyone: everyonesPlaces)
+    }
+
+    /// ``places(forDevice:)`` from the parts it reads: called from a mutating method, the method
+    /// had the whole pipeline (1,168 bytes) copied to lend it `self`, for every record of an input
+    /// whose devices take turns.
+    private static func places(
+        forDevice name: String, people: People, all: [Place], byPerson: [String: [Place]], everyone: [Place]
+    ) -> [Place] {
+        guard !byPerson.isEmpty else { return all }
+        return byPerson[people.person(ofDevice: name)] ?? everyone
     }
 
     private static func template(for rules: RulesFile, places: [Place]) -> DeviceEngine {
@@ -391,7 +402,10 @@ public struct Pipeline: Sendable {
         if let index = recent.index, recent.given == given { return index }
         let name = rules.people.device(given)
         let index = lookUpDevice(named: name)
-        recent = RecentDevice(given: given, name: name, index: index, places: places(forDevice: name))
+        let places = Pipeline.places(
+            forDevice: name, people: rules.people, all: rules.places, byPerson: placesByPerson,
+            everyone: everyonesPlaces)
+        recent = RecentDevice(given: given, name: name, index: index, places: places)
         return index
     }
 
