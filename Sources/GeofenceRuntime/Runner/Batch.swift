@@ -26,7 +26,10 @@ struct Batch {
     /// An output that carries nothing (most fixes change no state of a place) is kept only as its
     /// device's first in the batch, so that outputs still hear of every device seen (the waypoints
     /// go to each new one): a batch of history holds its events, not a copy of every record.
-    mutating func add(_ output: PipelineOutput, device: String?, evidence: Date? = nil) {
+    ///
+    /// `evidence` is read only for an output that is kept: for a record, it is the record's own
+    /// date, read out of the record, and most records' outputs are not kept.
+    mutating func add(_ output: PipelineOutput, device: String?, evidence: @autoclosure () -> Date? = nil) {
         records += 1
         var firstOfDevice = true
         if let device {
@@ -40,10 +43,12 @@ struct Batch {
             engineChanged = true
         }
         // The person's other devices, which hold the same rules (see `Pipeline`).
-        if !output.alsoChanged.isEmpty { changedDevices.formUnion(output.alsoChanged) }
-        if !firstOfDevice, Batch.carriesNothing(output) { return }
+        // The usual fix's output holds no lists at all: nothing to read in them.
+        let bare = output.isBare
+        if !bare, !output.alsoChanged.isEmpty { changedDevices.formUnion(output.alsoChanged) }
+        if !firstOfDevice, bare || Batch.carriesNothing(output) { return }
         outputs.append(output)
-        self.evidence.append(evidence)
+        self.evidence.append(evidence())
     }
 
     /// Whether an output has nothing for the store or an output to take.
