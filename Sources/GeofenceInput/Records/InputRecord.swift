@@ -7,7 +7,9 @@ public import Geofence
 /// line it was read from and the pipeline (out of the decoder's result, into a block, through the
 /// order check, into a batch, to its shard), and inline each move of its 145 bytes was a call to
 /// `memmove`, about a fifth of replay's cycles on one device. Boxed, a move is one word, for one
-/// allocation per record; replay took 0.88 of the time on one device, 0.91 on 10k devices.
+/// allocation per record; in paired runs replay took 0.88-0.91 of the time on one device and
+/// 0.91-1.00 on 10k devices, `run --history` 1.04. The box is made on a decoding thread and freed
+/// on the pipeline's, which costs the allocator's locks (see the README's Benchmarks).
 public indirect enum InputRecord: Sendable, Hashable {
     /// A position report.
     case fix(Fix)

@@ -43,18 +43,18 @@ struct Batch {
             engineChanged = true
         }
         // The person's other devices, which hold the same rules (see `Pipeline`).
-        // The usual fix's output holds no lists at all: nothing to read in them.
-        let bare = output.isBare
-        if !bare, !output.alsoChanged.isEmpty { changedDevices.formUnion(output.alsoChanged) }
-        if !firstOfDevice, bare || Batch.carriesNothing(output) { return }
+        if !output.alsoChanged.isEmpty { changedDevices.formUnion(output.alsoChanged) }
+        if !firstOfDevice, Batch.carriesNothing(output) { return }
         outputs.append(output)
         self.evidence.append(evidence())
     }
 
     /// Whether an output has nothing for the store or an output to take.
     private static func carriesNothing(_ output: PipelineOutput) -> Bool {
-        output.placeEvents.isEmpty && output.events.isEmpty && output.visits.isEmpty && output.actions.isEmpty
-            && output.commutes.isEmpty && output.alsoChanged.isEmpty
+        // The usual fix's output holds no lists at all: nothing to read in them.
+        output.isBare
+            || (output.placeEvents.isEmpty && output.events.isEmpty && output.visits.isEmpty
+                && output.actions.isEmpty && output.commutes.isEmpty && output.alsoChanged.isEmpty)
     }
 
     /// The store step; actions whose evidence is too old for `policy` are in it as skipped.
