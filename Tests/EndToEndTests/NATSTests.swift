@@ -263,19 +263,33 @@ extension EndToEnd {
 
         // Lose a server while the engines work through the last third: the streams and the bucket
         // keep a quorum of two. Publishes in flight to it lose their answers, and consumers placed
-        // on it are gone; the engines must notice both (docs/scale-out.md, "Elections"). The last
-        // third is published from a thread of its own, and the node killed once the output stream
-        // has grown by a few hundred messages since it began: the engines are then mid-batch.
+        // on it are gone; the engines must notice both (docs/scale-out.md, "Elections"). The first
+        // half of the last third is published from a thread of its own, and the node killed once
+        // the output stream has grown by a few hundred messages since it began: the engines are
+        // then mid-batch. The day's last fixes are held back until the node is gone, so the
+        // engines have work left that only a cluster of two can take: without them, a fast engine
+        // could finish the whole day while the two nodes left elect leaders, and nothing would
+        // show that it goes on after the loss.
+        let lastThird = thirds[2]..<thirds[3]
+        let heldBack = (lastThird.lowerBound + lastThird.count / 2)..<thirds[3]
+        let heldBackFrom = fleet.messages[heldBack.lowerBound].timestamp
+        let expectedAfterKill = expected.filter { object in
+            (object["confirmedAt"] as? String ?? object["date"] as? String)
+                .flatMap(NATSOutput.date(from:)).map { $0 >= heldBackFrom } ?? false
+        }.count
+        try #require(
+            expectedAfterKill > 0,
+            "the day's last \(heldBack.count) fixes (from \(heldBackFrom)) confirm nothing: the check after the node's loss would prove nothing")
         var outputBeforeLastThird: UInt64 = 0
         try waitUntil("the output stream's count before the last third", seconds: 300, every: 0.5) {
             outputBeforeLastThird = (try? NATSOutput.count(url: cluster.url)) ?? 0
             return outputBeforeLastThird > 0
         }
         let publishing = Locked<Result<Void, any Error>?>(nil)
-        let lastThird = thirds[2]..<thirds[3]
+        let firstHalf = lastThird.lowerBound..<heldBack.lowerBound
         let url = cluster.url
         let publisher = Thread {
-            publishing.withLock { $0 = Result { try fleet.publish(lastThird, to: url) } }
+            publishing.withLock { $0 = Result { try fleet.publish(firstHalf, to: url) } }
         }
         publisher.start()
         try waitUntil(
@@ -283,6 +297,7 @@ extension EndToEnd {
                 + engines[1...].map(\.stderr).joined(separator: "\n---\n"), seconds: 300, every: 0.1
         ) {
             ((try? NATSOutput.count(url: cluster.url)) ?? 0) >= outputBeforeLastThird + 300
+                || publishing.withLock { $0 != nil }
         }
         try cluster.kill(node: 2)
         let nodeKilledAt = Date()
@@ -292,6 +307,13 @@ extension EndToEnd {
             outputAtNodeKill = (try? NATSOutput.count(url: cluster.url)) ?? 0
             return outputAtNodeKill > 0
         }
+        // The publisher retries through the election by itself (a hang guard of its own); each
+        // device's held-back fixes follow its earlier ones.
+        try waitUntil("the first half of the last third to be published", seconds: 900, every: 0.5) {
+            publishing.withLock { $0 != nil }
+        }
+        try publishing.withLock { $0 }?.get()
+        try fleet.publish(heldBack, to: cluster.url)
         var outputResumedAt: Date?
         try waitUntil(
             "the output stream to grow after node 2's loss (from \(outputAtNodeKill))\n"
@@ -301,11 +323,6 @@ extension EndToEnd {
             if grew { outputResumedAt = Date() }
             return grew
         }
-        // The publisher retries through the election by itself (a hang guard of its own).
-        try waitUntil("the last third to be published", seconds: 900, every: 0.5) {
-            publishing.withLock { $0 != nil }
-        }
-        try publishing.withLock { $0 }?.get()
         try NATSRun.waitForOutput(
             expected.count, url: cluster.url, engines: Array(engines[1...]), seconds: 600)
         let finished = Date()
@@ -350,6 +367,7 @@ extension EndToEnd {
             \(partitions) partitions, 3 engines, 3 nodes
               e1 owned \(e1Partitions.sorted()); taken over \(String(format: "%.1f", (takenAt ?? killedAt).timeIntervalSince(killedAt))) s after the kill (polled)
               \(firstEvents.joined(separator: "\n  "))
+              the day's last \(heldBack.count) fixes held back until node 2's loss: \(expectedAfterKill) outputs confirmed from then
               node 2 killed: the output stream grew again \(String(format: "%.1f", (outputResumedAt ?? nodeKilledAt).timeIntervalSince(nodeKilledAt))) s after (polled; \(outputAtNodeKill) messages then)
               e2 and e3: leases lost, released or not renewed (whole run): \(moves.count)
               \(moves.prefix(10).joined(separator: "\n  "))

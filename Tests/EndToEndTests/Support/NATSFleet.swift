@@ -142,6 +142,14 @@ struct NATSFleet {
 
 /// The output stream as a test reads it.
 enum NATSOutput {
+    /// The instant an output object's `confirmedAt` or `date` names (ISO 8601 with milliseconds,
+    /// as geofence writes them), or nil.
+    static func date(from text: String) -> Date? {
+        let parser = ISO8601DateFormatter()
+        parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return parser.date(from: text)
+    }
+
     /// Every message of `stream` from its start, as JSON objects in stream order.
     ///
     /// The reader's own consumer is created again, from the next sequence it lacks, whenever
