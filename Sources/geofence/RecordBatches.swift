@@ -4,6 +4,11 @@ import GeofenceInput
 /// Reads a file's records on a thread of its own, in batches, so that reading and decoding the
 /// next lines overlaps with processing the last ones (two cores: one decodes, one runs the
 /// monitor). At most two batches wait, so memory stays bounded whatever the file's length.
+///
+/// The pipeline hands each batch's records back once it has processed them (``recycle(_:)``):
+/// they are destroyed on the reading thread, which fills the array again, so the pipeline's
+/// thread spends no time freeing records that other threads allocated (the C library takes
+/// the allocating thread's arena lock for each, which the two threads then contend for).
 final class RecordBatches: @unchecked Sendable {
     /// What the reading thread hands over.
     enum Item {
@@ -16,6 +21,8 @@ final class RecordBatches: @unchecked Sendable {
     private let condition = NSCondition()
     private var items: [Item] = []
     private let capacity = 2
+    /// Record arrays the pipeline is done with, for the reading thread to empty and fill again.
+    private var recycled: [[InputRecord]] = []
 
     /// Starts reading `reader`'s input in batches of `batchSize` records.
     init(reader: RecordReader, batchSize: Int) {
@@ -30,7 +37,11 @@ final class RecordBatches: @unchecked Sendable {
                         records.append(record)
                         if records.count >= batchSize {
                             self.put(.batch(records, errors: errors, notes: notes))
+                            // The pipeline holds the array given; one it handed back is emptied
+                            // here, its records freed on this thread, and filled again.
+                            records = self.takeRecycled()
                             records.removeAll(keepingCapacity: true)
+                            if records.capacity < batchSize { records.reserveCapacity(batchSize) }
                             errors.removeAll()
                             notes.removeAll()
                         }
@@ -53,6 +64,23 @@ final class RecordBatches: @unchecked Sendable {
         while items.count >= capacity { condition.wait() }
         items.append(item)
         condition.broadcast()
+    }
+
+    /// Hands back the records of a batch the pipeline has processed (see the type's note).
+    func recycle(_ records: consuming [InputRecord]) {
+        condition.lock()
+        defer { condition.unlock() }
+        recycled.append(records)
+    }
+
+    /// One of the arrays handed back (the others dropped here, on the reading thread), or an
+    /// empty one.
+    private func takeRecycled() -> [InputRecord] {
+        condition.lock()
+        var arrays: [[InputRecord]] = []
+        swap(&arrays, &recycled)
+        condition.unlock()
+        return arrays.popLast() ?? []
     }
 
     /// The next item, waiting for the reading thread; `.end` is the last.

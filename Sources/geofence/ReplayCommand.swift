@@ -134,6 +134,7 @@ enum ReplayCommand: Command {
                     for failure in errors { report(failure) }
                     for note in notes { remark(note) }
                     process(records)
+                    batches.recycle(consume records)
                 case .end(let result):
                     tally = try result.get()
                     break reading

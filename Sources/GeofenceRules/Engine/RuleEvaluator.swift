@@ -5,7 +5,7 @@ public import Geofence
 ///
 /// Pure and deterministic: no clock, no I/O. Guards are judged at the occurrence's own date in the
 /// rules file's time zone, so a replay of last month decides exactly as the live run did.
-public struct RuleEvaluator: Sendable {
+public final class RuleEvaluator: Sendable {
     /// The rules.
     public let rules: RulesFile
     private let calendar: Calendar

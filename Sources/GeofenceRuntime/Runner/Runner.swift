@@ -398,7 +398,9 @@ public final class Runner {
                             aheadThrough = through + more.count
                         }
                     }
-                    take(decodingThread.next(), from: input, arrivedAt: arrivedAt, batch: &batch)
+                    let decoded = decodingThread.next()
+                    take(decoded, from: input, arrivedAt: arrivedAt, batch: &batch)
+                    decodingThread.recycle(consume decoded)
                     if index == aheadThrough {
                         decoders[input] = decodingThread.finish()
                         aheadThrough = nil
