@@ -13,7 +13,7 @@ final class RecordBatches: @unchecked Sendable {
     /// What the reading thread hands over.
     enum Item {
         /// Records in input order, with the unreadable lines and the remarks met among them.
-        case batch([InputRecord], errors: [InputError], notes: [String])
+        case batch([InputRecord], errors: [RecordError], notes: [String])
         /// The end of the input: what was read (``InputTally``), or the error that stopped reading.
         case end(Result<InputTally, any Error>)
     }
@@ -28,7 +28,7 @@ final class RecordBatches: @unchecked Sendable {
     init(reader: RecordReader, batchSize: Int) {
         let thread = Thread { [self] in
             var records: [InputRecord] = []
-            var errors: [InputError] = []
+            var errors: [RecordError] = []
             var notes: [String] = []
             records.reserveCapacity(batchSize)
             do {

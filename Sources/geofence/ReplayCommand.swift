@@ -111,7 +111,7 @@ enum ReplayCommand: Command {
         }
         // What stdout holds is written before anything goes to stderr, so that the two streams
         // interleave on a terminal as they did unbuffered.
-        func report(_ failure: InputError) {
+        func report(_ failure: RecordError) {
             summary.errors += 1
             printer.flush()
             FileHandle.standardError.write(Data("geofence: \(failure)\n".utf8))

@@ -59,12 +59,39 @@ enum StaysCommand: Command {
         }
         if tableWanted { output.write(Data((table.header + "\n").utf8)) }
         var reader = RecordReader(path: path, format: arguments.value(SharedOptions.format) ?? .auto)
-        // Decoding is nearly all of the work: JSON lines are decoded on every processor (at most 8).
+        // Decoding is most of the work: JSON lines are decoded on every processor (at most 8).
         reader.decodingThreads = min(8, max(1, ProcessInfo.processInfo.activeProcessorCount))
-        let tally = try reader.read(
-            record: { if let fix = $0.fix { emit(detector.ingest(fix)) } },
-            error: { FileHandle.standardError.write(Data("geofence: \($0)\n".utf8)) },
-            note: { FileHandle.standardError.write(Data("geofence: \(reader.source): \($0)\n".utf8)) })
+        let source = reader.source
+        func report(_ failure: RecordError) {
+            FileHandle.standardError.write(Data("geofence: \(failure)\n".utf8))
+        }
+        func remark(_ note: String) {
+            FileHandle.standardError.write(Data("geofence: \(source): \(note)\n".utf8))
+        }
+        let tally: InputTally
+        if path == "-" {
+            // Standard input may be live: each stay is printed as the fix that ends it comes.
+            tally = try reader.read(
+                record: { if let fix = $0.fix { emit(detector.ingest(fix)) } }, error: report, note: remark)
+        } else {
+            // A file is read and decoded on threads of their own while the detector takes the
+            // batch before, as replay does.
+            let batches = RecordBatches(reader: reader, batchSize: ReplayCommand.batchSize)
+            reading: while true {
+                switch batches.next() {
+                case .batch(let records, let errors, let notes):
+                    for failure in errors { report(failure) }
+                    for note in notes { remark(note) }
+                    for record in records {
+                        if case .fix(let fix) = record { emit(detector.ingest(fix)) }
+                    }
+                    batches.recycle(consume records)
+                case .end(let result):
+                    tally = try result.get()
+                    break reading
+                }
+            }
+        }
         emit(detector.finish())
         FileHandle.standardError.write(Data("geofence: \(InputSummary.line(tally, dropped: nil))\n".utf8))
         try InputSummary.requireSomethingRead(tally)
