@@ -34,7 +34,7 @@ final class RecordBatches: @unchecked Sendable {
             do {
                 let tally = try reader.read(
                     record: { record in
-                        records.append(record)
+                        records.append(consume record)
                         if records.count >= batchSize {
                             self.put(.batch(records, errors: errors, notes: notes))
                             // The pipeline holds the array given; one it handed back is emptied
