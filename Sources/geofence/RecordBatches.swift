@@ -66,8 +66,30 @@ final class RecordBatches: @unchecked Sendable {
         condition.broadcast()
     }
 
+    /// Reads `reader`'s input on a thread of its own and hands `body` each batch of records, in
+    /// order, once `report` has had the batch's unreadable lines and `remark` its remarks; each
+    /// batch is handed back to the reading thread after `body`. Returns what was read, or throws
+    /// the error that stopped the reading.
+    static func read(
+        _ reader: RecordReader, batchSize: Int, report: (RecordError) -> Void, remark: (String) -> Void,
+        each body: ([InputRecord]) -> Void
+    ) throws -> InputTally {
+        let batches = RecordBatches(reader: reader, batchSize: batchSize)
+        while true {
+            switch batches.next() {
+            case .batch(let records, let errors, let notes):
+                for failure in errors { report(failure) }
+                for note in notes { remark(note) }
+                body(records)
+                batches.recycle(consume records)
+            case .end(let result):
+                return try result.get()
+            }
+        }
+    }
+
     /// Hands back the records of a batch the pipeline has processed (see the type's note).
-    func recycle(_ records: consuming [InputRecord]) {
+    private func recycle(_ records: consuming [InputRecord]) {
         condition.lock()
         defer { condition.unlock() }
         recycled.append(records)
@@ -84,7 +106,7 @@ final class RecordBatches: @unchecked Sendable {
     }
 
     /// The next item, waiting for the reading thread; `.end` is the last.
-    func next() -> Item {
+    private func next() -> Item {
         condition.lock()
         defer { condition.unlock() }
         while items.isEmpty { condition.wait() }

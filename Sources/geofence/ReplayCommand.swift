@@ -126,20 +126,9 @@ enum ReplayCommand: Command {
             tally = try reader.read(record: { process([$0]) }, error: report, note: remark)
         } else {
             // A file is read and decoded on a thread of its own while the last batch is processed.
-            let batches = RecordBatches(reader: reader, batchSize: ReplayCommand.batchSize)
-            reading: while true {
-                switch batches.next() {
-                case .batch(let records, let errors, let notes):
-                    // Unreadable lines and remarks are reported as their batch is processed.
-                    for failure in errors { report(failure) }
-                    for note in notes { remark(note) }
-                    process(records)
-                    batches.recycle(consume records)
-                case .end(let result):
-                    tally = try result.get()
-                    break reading
-                }
-            }
+            // Unreadable lines and remarks are reported as their batch is processed.
+            tally = try RecordBatches.read(
+                reader, batchSize: ReplayCommand.batchSize, report: report, remark: remark, each: process)
         }
         for output in pipeline.finish() {
             summary.count(output)

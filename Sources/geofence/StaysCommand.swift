@@ -76,19 +76,11 @@ enum StaysCommand: Command {
         } else {
             // A file is read and decoded on threads of their own while the detector takes the
             // batch before, as replay does.
-            let batches = RecordBatches(reader: reader, batchSize: ReplayCommand.batchSize)
-            reading: while true {
-                switch batches.next() {
-                case .batch(let records, let errors, let notes):
-                    for failure in errors { report(failure) }
-                    for note in notes { remark(note) }
-                    for record in records {
-                        if case .fix(let fix) = record { emit(detector.ingest(fix)) }
-                    }
-                    batches.recycle(consume records)
-                case .end(let result):
-                    tally = try result.get()
-                    break reading
+            tally = try RecordBatches.read(
+                reader, batchSize: ReplayCommand.batchSize, report: report, remark: remark
+            ) { records in
+                for record in records {
+                    if case .fix(let fix) = record { emit(detector.ingest(fix)) }
                 }
             }
         }
