@@ -86,7 +86,6 @@ struct ParsedArguments {
                     "\(name) wants \(error.expected), not '\(text)'\(hint)", command: definition.name)
             }
         }
-        if wantsHelp { return }
         let required = definition.arguments.filter { !$0.optional }
         if positionals.count < required.count {
             let missing = required[positionals.count...].map(\.name).joined(separator: " ")
