@@ -1,6 +1,6 @@
 public import Foundation
 import Dispatch
-public import Geofence
+import Geofence
 
 #if canImport(Glibc)
     import Glibc

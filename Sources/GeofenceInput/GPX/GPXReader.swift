@@ -1,5 +1,5 @@
 public import Foundation
-public import Geofence
+import Geofence
 
 /// Reads a GPX 1.0 or 1.1 document into fixes: track points, route points and waypoints that
 /// carry a time.
