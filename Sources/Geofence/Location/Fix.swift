@@ -8,7 +8,7 @@ public import Foundation
 public struct Fix: Hashable, Sendable, Codable {
     // The optional numbers are kept in eight bytes each, not nine padded to sixteen (a fix is
     // copied between every stage of reading and deciding): 128 bytes in all, 176 before.
-    private var stored = Compact()
+    @usableFromInline var stored = Compact()
 
     /// When the position was measured (not when it arrived).
     public var timestamp: Date
@@ -82,6 +82,7 @@ public struct Fix: Hashable, Sendable, Codable {
     }
 
     /// Makes a fix. Negative accuracies (Core Location's "invalid") become `nil`.
+    @inlinable
     public init(
         timestamp: Date, coordinate: Coordinate, horizontalAccuracy: Double? = nil,
         altitude: Double? = nil, verticalAccuracy: Double? = nil, speed: Double? = nil,
@@ -90,35 +91,59 @@ public struct Fix: Hashable, Sendable, Codable {
     ) {
         self.timestamp = timestamp
         self.coordinate = coordinate
-        self.horizontalAccuracy = Fix.known(horizontalAccuracy)
-        self.altitude = altitude.flatMap { $0.isFinite ? $0 : nil }
-        self.verticalAccuracy = Fix.known(verticalAccuracy)
-        self.speed = Fix.known(speed)
-        self.course = Fix.known(course)
-        self.floor = floor
         self.deviceId = deviceId
         self.label = label
-        self.silentWithinMeters = Fix.known(silentWithinMeters)
-        self.trigger = trigger
         self.regions = regions
+        // Inlinable, and the compact fields set as one value rather than through their setters:
+        // compiled in this module, the initialiser built the fix, copied it and destroyed the
+        // original (a retain and a release of each of its strings), for every fix decoded.
+        self.stored = Compact(
+            horizontalAccuracy: CompactOptional(Fix.known(horizontalAccuracy)),
+            altitude: CompactOptional(altitude.flatMap { $0.isFinite ? $0 : nil }),
+            verticalAccuracy: CompactOptional(Fix.known(verticalAccuracy)),
+            speed: CompactOptional(Fix.known(speed)),
+            course: CompactOptional(Fix.known(course)),
+            silentWithinMeters: CompactOptional(Fix.known(silentWithinMeters)),
+            floor: floor, trigger: trigger)
     }
 
     /// Core Location marks unknown accuracies, speeds and courses with negative numbers.
-    private static func known(_ value: Double?) -> Double? {
+    @inlinable
+    static func known(_ value: Double?) -> Double? {
         guard let value, value.isFinite, value >= 0 else { return nil }
         return value
     }
 
     /// The optional fields of fixed size, together so that the small ones share one word.
-    private struct Compact: Sendable {
-        var horizontalAccuracy = CompactOptional(nil as Double?)
-        var altitude = CompactOptional(nil as Double?)
-        var verticalAccuracy = CompactOptional(nil as Double?)
-        var speed = CompactOptional(nil as Double?)
-        var course = CompactOptional(nil as Double?)
-        var silentWithinMeters = CompactOptional(nil as Double?)
-        var floor: Int?
-        var trigger: Trigger?
+    @usableFromInline
+    struct Compact: Sendable {
+        @usableFromInline var horizontalAccuracy = CompactOptional(nil as Double?)
+        @usableFromInline var altitude = CompactOptional(nil as Double?)
+        @usableFromInline var verticalAccuracy = CompactOptional(nil as Double?)
+        @usableFromInline var speed = CompactOptional(nil as Double?)
+        @usableFromInline var course = CompactOptional(nil as Double?)
+        @usableFromInline var silentWithinMeters = CompactOptional(nil as Double?)
+        @usableFromInline var floor: Int?
+        @usableFromInline var trigger: Trigger?
+
+        @inlinable
+        init(
+            horizontalAccuracy: CompactOptional, altitude: CompactOptional, verticalAccuracy: CompactOptional,
+            speed: CompactOptional, course: CompactOptional, silentWithinMeters: CompactOptional, floor: Int?,
+            trigger: Trigger?
+        ) {
+            self.horizontalAccuracy = horizontalAccuracy
+            self.altitude = altitude
+            self.verticalAccuracy = verticalAccuracy
+            self.speed = speed
+            self.course = course
+            self.silentWithinMeters = silentWithinMeters
+            self.floor = floor
+            self.trigger = trigger
+        }
+
+        @inlinable
+        init() {}
     }
 
     // Equality, hashing and coding are those the compiler gave the fix when every field was

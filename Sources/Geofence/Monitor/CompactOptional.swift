@@ -6,11 +6,13 @@ import Foundation
 /// `nil` is one NaN bit pattern: a signalling NaN, which arithmetic never produces (it quiets
 /// NaNs) and which no input decodes to, so every other `Double`, other NaNs included, is kept
 /// exactly.
+@usableFromInline
 struct CompactOptional: Sendable, Equatable {
-    private static let noneBits: UInt64 = 0x7FF4_0000_6E6F_6E65
-    private var bits: UInt64
+    @usableFromInline static var noneBits: UInt64 { 0x7FF4_0000_6E6F_6E65 }
+    @usableFromInline var bits: UInt64
 
     /// Keeps a number, or none.
+    @inlinable
     init(_ value: Double?) { bits = value.map(\.bitPattern) ?? CompactOptional.noneBits }
 
     /// Keeps a date, or none (a date is its seconds from the reference date, exactly).
