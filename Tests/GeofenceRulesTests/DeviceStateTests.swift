@@ -26,9 +26,10 @@ import GeofenceSimulation
     }
 
     /// The inline part of a device: the dictionary's storage holds a third more of these than
-    /// there are devices.
+    /// there are devices. 280 bytes, and 48 for the monitor's skip of settled conditions (an
+    /// anchor, its room, the conditions it covers, and the limits shared by all devices).
     @Test func aDevicesInlineStateStaysSmall() {
-        #expect(MemoryLayout<DeviceEngine>.stride <= 280)
+        #expect(MemoryLayout<DeviceEngine>.stride <= 328)
     }
 
     @Test func aDeviceSavedMidDayGoesOnTheSameWithTheSameKeys() throws {
@@ -49,7 +50,9 @@ import GeofenceSimulation
         var second = Pipeline(rules: rules, state: restored)
         got += fixes[cut...].map { second.process($0, arrivedAt: nil) }
         got += second.finish()
-        #expect(expected.flatMap(\.visits).count >= 2, "the day must hold visits, or the detector is not compared")
+        #expect(
+            expected.flatMap(\.visits).count >= 2, "the day must hold visits, or the detector is not compared"
+        )
         #expect(got.flatMap(\.visits) == expected.flatMap(\.visits))
         #expect(got.flatMap(\.placeEvents) == expected.flatMap(\.placeEvents))
         #expect(got.flatMap(\.actions).map(\.rule) == expected.flatMap(\.actions).map(\.rule))

@@ -12,6 +12,13 @@ struct EarthPoint: Sendable, Hashable {
     var y: Double
     var z: Double
 
+    /// The point with these coordinates, in metres.
+    init(x: Double, y: Double, z: Double) {
+        self.x = x
+        self.y = y
+        self.z = z
+    }
+
     /// The point at a coordinate, on the ellipsoid's surface.
     init(_ coordinate: Coordinate) {
         let phi = radians(coordinate.latitude), lambda = radians(coordinate.longitude)

@@ -536,6 +536,18 @@ struct ConditionTracker: Sendable {
         return true
     }
 
+    /// For a condition settled outside (unsatisfied, nothing pending, its last fix outside and
+    /// the engine's previous one), how much its distance bound at `point` exceeds what a fix needs
+    /// to be evidence of outside before its accuracy's spread (the exit margin, and more than
+    /// zero); `nil` for any other condition. ``SettledSkip`` covers it with this room.
+    @inline(__always)
+    func settledSlack(at point: EarthPoint) -> Double? {
+        guard lastSide == .outside, state == .unsatisfied, observedPreviousFix, !hasRun else { return nil }
+        let margin = definition.exitMarginMeters
+        guard margin.isFinite else { return nil }
+        return definition.bound.lowerBound(point) - max(margin, 0)
+    }
+
     /// Whether the bound alone proves a fix at `point` evidence of outside.
     @inline(__always)
     private func isFarOutside(_ point: EarthPoint, accuracy: Double?) -> Bool {

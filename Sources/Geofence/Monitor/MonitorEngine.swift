@@ -82,6 +82,10 @@ public struct MonitorEngine: Codable, Sendable {
     /// the clock's step before each fix is skipped. Worked out again after each fix and tick;
     /// `true` for a new or restored engine until then. Not saved: it follows from the trackers.
     private var clockMayHaveWork = true
+    /// The conditions settled far outside that fixes near the last one skip together; not saved.
+    private var settled = SettledSkip()
+    /// What the skip needs of all the conditions, worked out whenever they change; not saved.
+    private var settledLimits = SettledSkipLimits.none
 
     private enum CodingKeys: String, CodingKey {
         case name, filter, trackers, previous, now
@@ -100,6 +104,7 @@ public struct MonitorEngine: Codable, Sendable {
         trackers = try c.decode([ConditionTracker.Saved].self, forKey: .trackers).map {
             $0.tracker(previousFix: previousFix)
         }
+        settledLimits = SettledSkipLimits(trackers)
     }
 
     /// Encodes the engine with the keys, and in the order, it always had.
@@ -162,6 +167,7 @@ public struct MonitorEngine: Codable, Sendable {
         exact.append(contentsOf: trackers)
         exact.append(tracker)
         trackers = exact
+        conditionsChanged()
     }
 
     /// Removes a condition, its record and any evidence pending for it; unknown identifiers are
@@ -172,6 +178,13 @@ public struct MonitorEngine: Codable, Sendable {
         exact.reserveCapacity(trackers.count - 1)
         for tracker in trackers where tracker.identifier != identifier { exact.append(tracker) }
         trackers = exact
+        conditionsChanged()
+    }
+
+    /// Starts the skip afresh for a new set of conditions (indices and limits have changed).
+    private mutating func conditionsChanged() {
+        settled.clear()
+        settledLimits = SettledSkipLimits(trackers)
     }
 
     /// The identifiers of all conditions, evaluated or not, in the order they were added.
@@ -232,11 +245,22 @@ public struct MonitorEngine: Codable, Sendable {
         // without one (a run holding a deadline is never extended there, and none is started).
         var deadlines = false
         let before = previous
+        let limits = settledLimits
+        let spread = limits.spread(accuracy: accuracy)
+        let (skipped, fromAnchor) = settled.covered(
+            by: point, spread: spread,
+            continuous: sincePrevious.map { $0 <= limits.maxGapSeconds } ?? false, mayClaim: mayClaim)
         // The conditions are changed through one buffer: an element of the array changed in place
         // checks the array's uniqueness and the index's bounds every time, for every condition of
         // every fix.
         trackers.withUnsafeMutableBufferPointer { trackers in
-            for index in trackers.indices where trackers[index].evaluated {
+            @inline(__always)
+            func observe(_ index: Int) {
+                defer {
+                    if let slack = trackers[index].settledSlack(at: point) {
+                        settled.cover(index, slack: slack, fromAnchor: fromAnchor, spread: spread)
+                    }
+                }
                 if trackers[index].observeFarOutside(
                     at: t, accuracy: accuracy, point: point, secondsSincePrevious: sincePrevious,
                     mayClaim: mayClaim, mayExtendRun: mayExtendRun)
@@ -244,10 +268,19 @@ public struct MonitorEngine: Codable, Sendable {
                         at: t, accuracy: accuracy, point: point, secondsSincePrevious: sincePrevious,
                         mayClaim: mayClaim, mayExtendRun: mayExtendRun)
                 {
-                    continue
+                    return
                 }
                 trackers[index].observe(fix, at: point, previous: before, into: &sink)
                 if trackers[index].hasSilentDeadline { deadlines = true }
+            }
+            // The covered conditions would note again only what they hold: they are passed over.
+            var remaining = limits.evaluated & ~skipped
+            while remaining != 0 {
+                observe(remaining.trailingZeroBitCount)
+                remaining &= remaining - 1
+            }
+            if limits.evaluatedBeyondMask {
+                for index in 64..<trackers.count where trackers[index].evaluated { observe(index) }
             }
         }
         clockMayHaveWork = deadlines
@@ -288,6 +321,7 @@ public struct MonitorEngine: Codable, Sendable {
     /// taken as confirmed: the state changes at `date` unless it already is that.
     @discardableResult
     public mutating func ingestClaim(identifier: String, inside: Bool, at date: Date) -> [Event] {
+        settled.clear()
         var sink = EventSink()
         for index in trackers.indices
         where trackers[index].evaluated && trackers[index].identifier == identifier {
@@ -310,6 +344,7 @@ public struct MonitorEngine: Codable, Sendable {
         let delivered = [now, visit.arrival, visit.departure].compactMap { $0 }.max()
         guard let delivered else { return [] }
         now = delivered
+        settled.clear()
         var start = visit.arrival ?? delivered
         if let departure = visit.departure, departure < start { start = departure }
         var sink = EventSink()
@@ -321,4 +356,9 @@ public struct MonitorEngine: Codable, Sendable {
         return events
     }
 
+}
+
+extension MonitorEngine {
+    /// The conditions the skip covers now, bit `i` for index `i` (for tests).
+    var settledMask: UInt64 { settled.mask }
 }

@@ -1,0 +1,151 @@
+import Foundation
+import Testing
+
+@testable import Geofence
+
+/// Conditions settled far outside are skipped together while the fixes stay near where that was
+/// proved (``SettledSkip``); that must change nothing the monitor says or keeps, in every sampling
+/// regime.
+///
+/// Each walk is ingested by two engines: one as it is, and one saved and restored before every
+/// fix. A restored engine starts with nothing covered, so it weighs every condition of every fix
+/// on its own path. The events must agree after every fix, and the saved engines at the end; and
+/// the first engine must really have skipped conditions, or the comparison proves nothing.
+@Suite struct MonitorSettledSkipTests {
+    /// How a tracker samples a walk.
+    enum Regime: String, CaseIterable, CustomStringConvertible {
+        /// A fix a second, walking.
+        case everySecondWalking
+        /// A fix a second, driving at 15 m/s.
+        case everySecondDriving
+        /// A fix every 30 minutes (every gap is longer than the hysteresis allows).
+        case everyHalfHour
+        /// A fix whenever the device has moved 100 m (OwnTracks' significant-change mode).
+        case distanceTriggered
+        /// A fix a second with accuracies from 3 m to 2 km, some missing, and some naming regions.
+        case messyAccuracy
+
+        var description: String { rawValue }
+    }
+
+    /// A small deterministic generator (the tests need the same walk every run).
+    struct Generator {
+        var state: UInt64
+        mutating func next() -> Double {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Double(state >> 11) / Double(1 << 53)
+        }
+    }
+
+    /// A walk through a 6 km box that passes places now and then, sampled by `regime`.
+    static func fixes(_ regime: Regime, seed: UInt64) -> [Fix] {
+        var random = Generator(state: seed)
+        let speed = regime == .everySecondDriving || regime == .distanceTriggered ? 15.0 : 1.5
+        // Half-hourly fixes over eight days; the others over an hour and a half.
+        let seconds = regime == .everyHalfHour ? 400 * 1800 : 5400
+        var east = -2500.0, north = -2500.0, heading = 0.7
+        var fixes: [Fix] = []
+        var lastSent = (east, north)
+        for second in 0..<seconds {
+            heading += (random.next() - 0.5) * 0.4
+            east = min(3000, max(-3000, east + speed * cos(heading)))
+            north = min(3000, max(-3000, north + speed * sin(heading)))
+            let t = Double(second)
+            switch regime {
+            case .everySecondWalking, .everySecondDriving:
+                fixes.append(Map.fix(t, east, north, accuracy: 5 + 10 * random.next()))
+            case .everyHalfHour:
+                // Faster, so that half-hourly fixes land in different places.
+                if second % 1800 == 0 {
+                    for _ in 0..<9 {
+                        east = min(3000, max(-3000, east + 200 * (random.next() - 0.5)))
+                    }
+                    fixes.append(Map.fix(t, east, north))
+                }
+            case .distanceTriggered:
+                let moved = hypot(east - lastSent.0, north - lastSent.1)
+                if moved >= 100 || second == 0 {
+                    lastSent = (east, north)
+                    var fix = Map.fix(t, east, north, accuracy: 12)
+                    fix.silentWithinMeters = 100
+                    fixes.append(fix)
+                }
+            case .messyAccuracy:
+                let draw = random.next()
+                let accuracy: Double? = draw < 0.05 ? nil : draw < 0.1 ? 2000 : 3 + 40 * random.next()
+                var fix = Map.fix(t, east, north, accuracy: accuracy)
+                if random.next() < 0.01 { fix.regions = [] }
+                if random.next() < 0.005 { fix.regions = ["home"] }
+                fixes.append(fix)
+            }
+        }
+        return fixes
+    }
+
+    static let hystereses: [Hysteresis] = [
+        .default,
+        // Wide margins and a heavy accuracy weight.
+        Hysteresis(enterMarginMeters: 80, exitMarginMeters: 120, accuracyWeight: 2),
+        // Short gaps: many fixes are not continuous with the one before.
+        Hysteresis(confirmationSpanSeconds: 60, maxGapSeconds: 2),
+    ]
+
+    /// Places around the walk; the last one has its own hysteresis, so the limits are mixed.
+    static func engine(_ hysteresis: Hysteresis) -> MonitorEngine {
+        var engine = MonitorEngine(name: "settled")
+        engine.add(Map.circle(150), identifier: "home", hysteresis: hysteresis)
+        engine.add(Map.lShape, identifier: "office", hysteresis: hysteresis)
+        engine.add(Map.circle(200, east: 2000, north: 1500), identifier: "gym", hysteresis: hysteresis)
+        engine.add(Map.circle(300, east: -2000, north: 2200), identifier: "park", hysteresis: hysteresis)
+        engine.add(
+            Map.polygon([(-2600, -600), (-1900, -600), (-1900, 100), (-2600, 100)]), identifier: "school",
+            hysteresis: hysteresis)
+        engine.add(
+            Map.circle(120, east: 2500, north: -2500), identifier: "shop",
+            hysteresis: Hysteresis(exitMarginMeters: 10, accuracyWeight: 0.5, maxGapSeconds: 600))
+        return engine
+    }
+
+    @Test(arguments: Regime.allCases, [UInt64(1), 2])
+    func skippingSettledConditionsChangesNothing(regime: Regime, seed: UInt64) throws {
+        let fixes = MonitorSettledSkipTests.fixes(regime, seed: seed)
+        for hysteresis in MonitorSettledSkipTests.hystereses {
+            var skipping = MonitorSettledSkipTests.engine(hysteresis)
+            var restored = skipping
+            var fixesThatSkipped = 0
+            var events = 0
+            for fix in fixes {
+                let got = skipping.ingest(fix)
+                restored = try JSONDecoder().decode(MonitorEngine.self, from: JSONEncoder().encode(restored))
+                let expected = restored.ingest(fix)
+                #expect(got == expected, "at \(fix.timestamp), \(hysteresis)")
+                if skipping.settledMask != 0 { fixesThatSkipped += 1 }
+                events += got.count
+            }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            #expect(try encoder.encode(skipping) == encoder.encode(restored), "\(hysteresis)")
+            #expect(fixesThatSkipped > 0, "nothing was skipped: \(regime), \(hysteresis)")
+            #expect(events > 0, "the walk decided nothing: \(regime), \(hysteresis)")
+        }
+    }
+
+    /// A visit, a claim and a new condition each empty the skip, and it fills again from fixes.
+    @Test func anythingButAFixEmptiesTheSkip() throws {
+        var engine = MonitorSettledSkipTests.engine(.default)
+        let far = (0..<120).map { Map.fix(Double($0), -2500, -2500 + Double($0)) }
+        engine.ingest(far)
+        #expect(engine.settledMask != 0)
+        engine.ingest(
+            Visit(coordinate: Map.at(0, 0), horizontalAccuracy: 20, arrival: Map.date(200), departure: nil))
+        #expect(engine.settledMask == 0)
+        engine.ingest((300..<420).map { Map.fix(Double($0), -2500, -2500) })
+        #expect(engine.settledMask != 0)
+        engine.ingestClaim(identifier: "gym", inside: true, at: Map.date(500))
+        #expect(engine.settledMask == 0)
+        engine.ingest(Map.fix(501, -2500, -2500))
+        #expect(engine.settledMask != 0)
+        engine.add(Map.circle(100, east: 500, north: 500), identifier: "cafe")
+        #expect(engine.settledMask == 0)
+    }
+}
