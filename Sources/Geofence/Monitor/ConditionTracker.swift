@@ -540,8 +540,12 @@ struct ConditionTracker: Sendable {
     /// the engine's previous one), how much its distance bound at `point` exceeds what a fix needs
     /// to be evidence of outside before its accuracy's spread (the exit margin, and more than
     /// zero); `nil` for any other condition. ``SettledSkip`` covers it with this room.
+    ///
+    /// Mutating though it changes nothing: called on a condition in the engine's buffer, a
+    /// non-mutating method had the whole condition copied out and destroyed again (retains and
+    /// releases of its references) for every condition of every fix.
     @inline(__always)
-    func settledSlack(at point: EarthPoint) -> Double? {
+    mutating func settledSlack(at point: EarthPoint) -> Double? {
         guard lastSide == .outside, state == .unsatisfied, observedPreviousFix, !hasRun else { return nil }
         let margin = definition.exitMarginMeters
         guard margin.isFinite else { return nil }

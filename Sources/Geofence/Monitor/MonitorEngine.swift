@@ -253,9 +253,16 @@ public struct MonitorEngine: Codable, Sendable {
         // The conditions are changed through one buffer: an element of the array changed in place
         // checks the array's uniqueness and the index's bounds every time, for every condition of
         // every fix.
+        //
+        // What the conditions change besides themselves is passed to `observe` explicitly: a
+        // variable the nested function captured was checked for exclusive access at run time on
+        // every use.
+        var cover = settled
         trackers.withUnsafeMutableBufferPointer { trackers in
             @inline(__always)
-            func observe(_ index: Int) {
+            func observe(
+                _ index: Int, sink: inout EventSink, settled: inout SettledSkip, deadlines: inout Bool
+            ) {
                 defer {
                     if let slack = trackers[index].settledSlack(at: point) {
                         settled.cover(index, slack: slack, fromAnchor: fromAnchor, spread: spread)
@@ -276,13 +283,16 @@ public struct MonitorEngine: Codable, Sendable {
             // The covered conditions would note again only what they hold: they are passed over.
             var remaining = limits.evaluated & ~skipped
             while remaining != 0 {
-                observe(remaining.trailingZeroBitCount)
+                observe(remaining.trailingZeroBitCount, sink: &sink, settled: &cover, deadlines: &deadlines)
                 remaining &= remaining - 1
             }
             if limits.evaluatedBeyondMask {
-                for index in 64..<trackers.count where trackers[index].evaluated { observe(index) }
+                for index in 64..<trackers.count where trackers[index].evaluated {
+                    observe(index, sink: &sink, settled: &cover, deadlines: &deadlines)
+                }
             }
         }
+        settled = cover
         clockMayHaveWork = deadlines
         previous = PreviousFix(timestamp: fix.timestamp, coordinate: fix.coordinate)
         if let now, now >= fix.timestamp {} else { now = fix.timestamp }
