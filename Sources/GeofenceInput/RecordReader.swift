@@ -121,7 +121,11 @@ public struct RecordReader: Sendable {
             }
             for result in results { try take(result) }
         }
-        func splitLines(_ bytes: some Collection<UInt8>) throws {
+        // The intake and the splitter are handed in, not captured: every line's use of a variable
+        // the nested function captured was checked for exclusive access at run time.
+        func splitLines(
+            _ bytes: some Collection<UInt8>, into splitter: inout LineSplitter, intake: inout Intake
+        ) throws {
             try splitter.appendRaw(bytes) { try intake.handle($0, record: record, error: error, note: note) }
         }
         while true {
@@ -158,7 +162,7 @@ public struct RecordReader: Sendable {
                     document = []
                 default:
                     kind = .lines
-                    try splitLines(document)
+                    try splitLines(document, into: &splitter, intake: &intake)
                     document = []
                 }
                 continue
@@ -172,7 +176,7 @@ public struct RecordReader: Sendable {
             case .json:
                 try feedDocument(bytes)
             case .lines, .undecided:
-                try splitLines(bytes)
+                try splitLines(bytes, into: &splitter, intake: &intake)
             }
         }
         switch kind {
@@ -198,7 +202,7 @@ public struct RecordReader: Sendable {
                     try intake.order.finish(emit: record, note: note)
                     return intake.tally
                 }
-                try splitLines(document)
+                try splitLines(document, into: &splitter, intake: &intake)
             }
             try splitter.finishRaw { try intake.handle($0, record: record, error: error, note: note) }
             try intake.flushParallel(record: record, error: error, note: note)

@@ -150,6 +150,32 @@ let twoPlaces = """
         #expect(later.commutes.first?.reason == "took longer than 2h")
     }
 
+    /// Several commutes under way at once each end at their own limit, in the rules' order, and
+    /// a rule that is not a commute is passed over.
+    @Test func commutesUnderWayTogetherAreAbandonedAtTheirOwnLimitsInRuleOrder() throws {
+        let evaluator = RuleEvaluator(
+            rules: try rules(
+                twoPlaces + """
+                    rules:
+                      - { name: long way, commute: { from: home, to: work, max: 3h }, log: commutes.ndjson }
+                      - { name: left home, on: exit home, log: true }
+                      - { name: short way, commute: { from: home, to: work, max: 1h }, log: commutes.ndjson }
+                      - { name: quick way, commute: { from: home, to: work, max: 2h }, log: commutes.ndjson }
+
+                    """))
+        var state = RuleState()
+        _ = evaluator.handle(try occurrence(.exit, "home", "2026-03-03T08:00:00Z"), state: &state)
+        #expect(state.openCommutes.count == 3)
+        let first = evaluator.handle(try occurrence(.tick, nil, "2026-03-03T09:00:01Z"), state: &state)
+        #expect(first.commutes.map(\.rule) == ["short way"])
+        #expect(first.commutes.first?.reason == "took longer than 1h")
+        #expect(Set(state.openCommutes.keys) == ["long way", "quick way"])
+        let both = evaluator.handle(try occurrence(.tick, nil, "2026-03-03T11:00:01Z"), state: &state)
+        #expect(both.commutes.map(\.rule) == ["long way", "quick way"])
+        #expect(both.commutes.map(\.reason) == ["took longer than 3h", "took longer than 2h"])
+        #expect(state.openCommutes.isEmpty)
+    }
+
     @Test func aCommuteStartingOutsideItsWindowIsNotCounted() throws {
         let evaluator = RuleEvaluator(rules: try rules(Self.commuteRules))
         var state = RuleState()

@@ -11,6 +11,8 @@ public final class RuleEvaluator: Sendable {
     private let calendar: Calendar
     /// Whether any rule fires on a dwell, the only time-driven trigger besides commute limits.
     private let hasDwellRules: Bool
+    /// The commute rules' limits, in the rules' order.
+    private let commuteLimits: [CommuteLimit]
     /// How far from a commute's places a stay must be to be a stop on the way: the stay
     /// detector's radius.
     private let stopRadiusMeters: Double
@@ -22,6 +24,10 @@ public final class RuleEvaluator: Sendable {
         calendar.timeZone = rules.timeZone
         self.calendar = calendar
         hasDwellRules = rules.rules.contains { if case .dwell = $0.trigger { true } else { false } }
+        commuteLimits = rules.rules.indices.compactMap { index in
+            guard case .commute(let spec) = rules.rules[index].trigger else { return nil }
+            return CommuteLimit(index: index, name: rules.rules[index].name, maxSeconds: spec.maxSeconds)
+        }
         stopRadiusMeters = (rules.stayDetectorConfiguration ?? .init()).radiusMeters
     }
 
@@ -97,17 +103,41 @@ public final class RuleEvaluator: Sendable {
         if hasDwellRules, !state.insideSince.isEmpty {
             fireDueDwells(by: date, device: device, state: &state, output: &output)
         }
-        for rule in rules.rules {
-            guard case .commute(let spec) = rule.trigger, let open = state.openCommutes[rule.name] else {
-                continue
-            }
-            let limit = open.start.addingTimeInterval(spec.maxSeconds)
-            guard limit < date else { continue }
-            state.openCommutes[rule.name] = nil
-            let reason = "took longer than \(RulesDuration.text(spec.maxSeconds))"
-            finishCommute(
-                rule, spec, open: open, end: nil, reason: reason, at: limit, device: device, output: &output)
+        guard !state.openCommutes.isEmpty else { return }
+        // Only the commute rules are looked at, by their limits kept apart: walking every rule
+        // copied each one and its trigger out (their strings retained and released) for every
+        // occurrence while a commute was under way. With one commute under way (the usual case)
+        // its own rule is found by name, with no dictionary lookup for the others.
+        if state.openCommutes.count == 1, let (name, open) = state.openCommutes.first {
+            guard let limit = commuteLimits.first(where: { $0.name == name }) else { return }
+            expire(limit, open: open, by: date, device: device, state: &state, output: &output)
+            return
         }
+        for limit in commuteLimits {
+            guard let open = state.openCommutes[limit.name] else { continue }
+            expire(limit, open: open, by: date, device: device, state: &state, output: &output)
+        }
+    }
+
+    /// A commute rule's place among the rules, its name and its limit (`max:`).
+    private struct CommuteLimit: Sendable {
+        let index: Int
+        let name: String
+        let maxSeconds: Double
+    }
+
+    /// Abandons the open commute of `limit`'s rule when its limit fell before `date`.
+    private func expire(
+        _ limit: CommuteLimit, open: RuleState.OpenCommute, by date: Date, device: String,
+        state: inout RuleState, output: inout Output
+    ) {
+        let end = open.start.addingTimeInterval(limit.maxSeconds)
+        guard end < date else { return }
+        let rule = rules.rules[limit.index]
+        guard case .commute(let spec) = rule.trigger else { return }
+        state.openCommutes[rule.name] = nil
+        let reason = "took longer than \(RulesDuration.text(spec.maxSeconds))"
+        finishCommute(rule, spec, open: open, end: nil, reason: reason, at: end, device: device, output: &output)
     }
 
     private func fireDueDwells(by date: Date, device: String, state: inout RuleState, output: inout Output) {
