@@ -137,7 +137,8 @@ public final class RuleEvaluator: Sendable {
         guard case .commute(let spec) = rule.trigger else { return }
         state.openCommutes[rule.name] = nil
         let reason = "took longer than \(RulesDuration.text(spec.maxSeconds))"
-        finishCommute(rule, spec, open: open, end: nil, reason: reason, at: end, device: device, output: &output)
+        finishCommute(
+            rule, spec, open: open, end: nil, reason: reason, at: end, device: device, output: &output)
     }
 
     private func fireDueDwells(by date: Date, device: String, state: inout RuleState, output: inout Output) {
