@@ -49,13 +49,25 @@ struct ReplayPrinter: Sendable {
     /// rendered on several threads at once and written, in order, on one.
     func text(of result: PipelineOutput) -> String? {
         guard !result.isEmpty else { return nil }
-        var text = ""
+        // One buffer for all the lines, made a string once: a fleet's first determinations are
+        // twenty events for one fix.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(result.placeEvents.count * 300)
         func add(_ line: String) {
-            if !text.isEmpty { text += "\n" }
-            text += line
+            if !bytes.isEmpty { bytes.append(UInt8(ascii: "\n")) }
+            bytes.append(contentsOf: line.utf8)
         }
         for event in result.placeEvents {
-            add(table ? row(event) : eventLine(event))
+            if table {
+                add(row(event))
+                continue
+            }
+            if !bytes.isEmpty { bytes.append(UInt8(ascii: "\n")) }
+            do {
+                try EngineJSON.appendLine("event", event, to: &bytes)
+            } catch {
+                bytes.append(contentsOf: ReplayPrinter.unencodable("event").utf8)
+            }
         }
         for visit in result.visits {
             add(
@@ -70,7 +82,7 @@ struct ReplayPrinter: Sendable {
             add(table ? row(action) : json("action", action))
         }
         // `run` leaves actions out, so an output with only actions (an engine event) prints nothing.
-        return text.isEmpty ? nil : text
+        return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
     }
 
     /// The line `--verbose` prints for a fix the filter dropped; like ``text(of:)``, safe on any
@@ -90,12 +102,13 @@ struct ReplayPrinter: Sendable {
         if buffer.count >= OutputBuffer.limit { buffer.flush(to: output) }
     }
 
-    private func eventLine(_ event: PlaceEvent) -> String {
-        (try? EngineJSON.line("event", event)) ?? "{\"type\":\"event\",\"error\":\"cannot encode\"}"
+    private func json<Value: Encodable>(_ type: String, _ value: Value) -> String {
+        (try? EngineJSON.line(type, value)) ?? ReplayPrinter.unencodable(type)
     }
 
-    private func json<Value: Encodable>(_ type: String, _ value: Value) -> String {
-        (try? EngineJSON.line(type, value)) ?? "{\"type\":\"\(type)\",\"error\":\"cannot encode\"}"
+    /// The line written in place of a record the encoder refuses (a number JSON cannot hold).
+    private static func unencodable(_ type: String) -> String {
+        "{\"type\":\"\(type)\",\"error\":\"cannot encode\"}"
     }
 
     // MARK: Table rows

@@ -38,12 +38,19 @@ import Testing
         let magnitudes: [Double] = [1e-9, 1e-5, 0.001, 1, 10, 1_000, 1e7, 1e16, 1e17, 1e22]
         for trial in 0..<5_000 {
             let scale = magnitudes[trial % magnitudes.count]
-            let distance = trial % 7 == 0 ? nil : (Double.random(in: -1...1, using: &generator) * scale * 10).rounded() / 10
+            let distance =
+                trial % 7 == 0
+                ? nil : (Double.random(in: -1...1, using: &generator) * scale * 10).rounded() / 10
             let latitude = trial % 11 == 0 ? nil : Double.random(in: -90...90, using: &generator)
             let longitude = latitude == nil ? nil : Double.random(in: -180...180, using: &generator)
             let accuracy: Double? =
-                trial % 5 == 0 ? nil : trial % 3 == 0 ? Double(Int.random(in: 1...100, using: &generator)) : Double.random(in: 0...scale, using: &generator)
-            let date = Date(timeIntervalSince1970: Double.random(in: 946_684_800...4_102_444_800, using: &generator))
+                trial % 5 == 0
+                ? nil
+                : trial % 3 == 0
+                    ? Double(Int.random(in: 1...100, using: &generator))
+                    : Double.random(in: 0...scale, using: &generator)
+            let date = Date(
+                timeIntervalSince1970: Double.random(in: 946_684_800...4_102_444_800, using: &generator))
             let value = event(
                 place: "p\(trial % 20)", device: "d\(trial)", distance: distance, latitude: latitude,
                 longitude: longitude, accuracy: accuracy, date: date,
@@ -68,5 +75,43 @@ import Testing
             date: Date(timeIntervalSince1970: 1_772_521_200))
         #expect(EventLineWriter.line("event", value) == nil)
         #expect(try EngineJSON.line("event", value) == (try encoded(value)))
+    }
+}
+
+/// Events appended into one buffer are the lines written one by one, and a line the direct
+/// writer gives up on part way leaves nothing of it behind.
+@Suite struct EventLineAppendTests {
+    private func event(device: String, date: Date) -> PlaceEvent {
+        let fix = Fix(timestamp: date, coordinate: Coordinate(uncheckedLatitude: 47.37, longitude: 8.54))
+        return PlaceEvent(
+            Event(
+                identifier: "home", state: .satisfied, date: date, confirmedAt: date,
+                signedDistanceMeters: -4.25, fix: fix, previousState: .unsatisfied),
+            device: device)
+    }
+
+    @Test func appendedLinesAreTheLinesWrittenOneByOne() throws {
+        let events = (0..<5).map {
+            event(device: "d\($0)", date: Date(timeIntervalSince1970: 1_772_521_200.5 + Double($0)))
+        }
+        var bytes: [UInt8] = Array("prefix".utf8)
+        for event in events { try EngineJSON.appendLine("event", event, to: &bytes) }
+        let expected = try "prefix" + events.map { try EngineJSON.line("event", $0) }.joined()
+        #expect(String(decoding: bytes, as: UTF8.self) == expected)
+    }
+
+    @Test(arguments: [
+        Date(timeIntervalSince1970: -12_219_292_801),  // before the Gregorian calendar
+        Date.distantPast,
+    ])
+    func aTimeTheDirectFormCannotWriteLeavesTheBufferAsItWas(_ date: Date) throws {
+        let value = event(device: "phone", date: date)
+        var bytes: [UInt8] = Array("kept".utf8)
+        #expect(!EventLineWriter.append("event", value, to: &bytes))
+        #expect(bytes == Array("kept".utf8))
+        // The encoder still writes it, after what was there.
+        try EngineJSON.appendLine("event", value, to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == "kept" + (try EngineJSON.line("event", value)))
+        #expect(String(decoding: bytes, as: UTF8.self).contains(EngineJSON.timestamp(date)))
     }
 }

@@ -107,44 +107,70 @@ public struct ISO8601Writer: Sendable {
                 .iso8601.year().month().day().time(includingFractionalSeconds: true)
                     .timeZone(separator: .omitted))
         }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: utcMillisecondsLength) { buffer in
+            writeUTCMilliseconds(interval, into: buffer)
+            return String(decoding: UnsafeBufferPointer(buffer), as: UTF8.self)
+        }
+    }
+
+    /// How many bytes ``appendUTCMilliseconds(_:to:)`` writes: `2026-03-03T08:00:42.109Z`.
+    static let utcMillisecondsLength = 24
+
+    /// Appends the bytes ``utcMilliseconds(_:)`` would write, without making a string (writing
+    /// many events into one buffer); `false`, with nothing appended, for a date that
+    /// ``utcMilliseconds(_:)`` writes some other way (before 15 October 1582, after 9999).
+    public static func appendUTCMilliseconds(_ date: Date, to bytes: inout [UInt8]) -> Bool {
+        let interval = date.timeIntervalSince1970
+        guard interval.isFinite, abs(interval) < 253_402_300_800, interval >= -12_219_292_800 else {
+            return false
+        }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: utcMillisecondsLength) { buffer in
+            writeUTCMilliseconds(interval, into: buffer)
+            bytes.append(contentsOf: UnsafeBufferPointer(buffer))
+        }
+        return true
+    }
+
+    /// Writes the ``utcMillisecondsLength`` bytes of an interval inside the years both callers
+    /// checked for.
+    private static func writeUTCMilliseconds(
+        _ interval: TimeInterval, into buffer: UnsafeMutableBufferPointer<UInt8>
+    ) {
         let milliseconds = Int((interval * 1000).rounded())
         let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
         let fraction = milliseconds - seconds * 1000
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = civil(daysSince1970: days)
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
-            var index = 0
-            func put(_ value: Int, _ count: Int) {
-                var rest = value
-                var position = index + count - 1
-                while position >= index {
-                    buffer[position] = UInt8(ascii: "0") + UInt8(rest % 10)
-                    rest /= 10
-                    position -= 1
-                }
-                index += count
+        var index = 0
+        func put(_ value: Int, _ count: Int) {
+            var rest = value
+            var position = index + count - 1
+            while position >= index {
+                buffer[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                position -= 1
             }
-            func put(_ character: Unicode.Scalar) {
-                buffer[index] = UInt8(ascii: character)
-                index += 1
-            }
-            put(year, 4)
-            put("-")
-            put(month, 2)
-            put("-")
-            put(day, 2)
-            put("T")
-            put(secondOfDay / 3600, 2)
-            put(":")
-            put(secondOfDay / 60 % 60, 2)
-            put(":")
-            put(secondOfDay % 60, 2)
-            put(".")
-            put(fraction, 3)
-            put("Z")
-            return String(decoding: UnsafeBufferPointer(rebasing: buffer[0..<index]), as: UTF8.self)
+            index += count
         }
+        func put(_ character: Unicode.Scalar) {
+            buffer[index] = UInt8(ascii: character)
+            index += 1
+        }
+        put(year, 4)
+        put("-")
+        put(month, 2)
+        put("-")
+        put(day, 2)
+        put("T")
+        put(secondOfDay / 3600, 2)
+        put(":")
+        put(secondOfDay / 60 % 60, 2)
+        put(":")
+        put(secondOfDay % 60, 2)
+        put(".")
+        put(fraction, 3)
+        put("Z")
     }
 
     /// The proleptic Gregorian date of a day counted from 1970-01-01 (Howard Hinnant's

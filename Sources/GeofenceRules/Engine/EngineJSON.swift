@@ -56,6 +56,13 @@ public enum EngineJSON {
         return try encodedLine(type, event)
     }
 
+    /// Appends ``line(_:_:)-(_,PlaceEvent)`` to `bytes` (without a newline), writing directly into
+    /// them when it can: a record with many events is rendered into one buffer.
+    public static func appendLine(_ type: String, _ event: PlaceEvent, to bytes: inout [UInt8]) throws {
+        if EventLineWriter.append(type, event, to: &bytes) { return }
+        bytes.append(contentsOf: try encodedLine(type, event).utf8)
+    }
+
     private static func encodedLine<Value: Encodable>(_ type: String, _ value: Value) throws -> String {
         let body = String(decoding: try encoder().encode(value), as: UTF8.self)
         let rest = body.dropFirst()
@@ -84,28 +91,45 @@ public enum EngineJSON {
 /// Writes a ``PlaceEvent`` as `EngineJSON.encoder()` would: keys sorted, absent values left out,
 /// numbers as `Double.description` without a trailing `.0` (what the encoder writes), times as
 /// ``EngineJSON/timestamp(_:)``. Checked against the encoder in `EventLineWriterTests`.
+///
+/// It writes bytes, not strings: a fleet's first determinations are an event per place per
+/// device, and making a string for every time and number was most of what writing one cost.
 enum EventLineWriter {
     /// The line, or `nil` when a text needs escaping or a number is not finite (the encoder then
     /// writes, or refuses, it).
     static func line(_ type: String, _ event: PlaceEvent) -> String? {
         var out: [UInt8] = []
         out.reserveCapacity(320)
-        guard string("type", type, into: &out, first: true) else { return nil }
-        if let accuracy = event.accuracy, !number("accuracy", accuracy, into: &out) { return nil }
-        guard string("confirmedAt", EngineJSON.timestamp(event.confirmedAt), into: &out),
-            string("date", EngineJSON.timestamp(event.date), into: &out),
+        guard append(type, event, to: &out) else { return nil }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the line (without a newline) to `out`; `false`, with `out` as it was, when a text
+    /// needs escaping, a number is not finite or a time is outside the years the direct form holds.
+    static func append(_ type: String, _ event: PlaceEvent, to out: inout [UInt8]) -> Bool {
+        let start = out.count
+        if write(type, event, to: &out) { return true }
+        out.removeSubrange(start...)
+        return false
+    }
+
+    private static func write(_ type: String, _ event: PlaceEvent, to out: inout [UInt8]) -> Bool {
+        guard string("type", type, into: &out, first: true) else { return false }
+        if let accuracy = event.accuracy, !number("accuracy", accuracy, into: &out) { return false }
+        guard time("confirmedAt", event.confirmedAt, into: &out),
+            time("date", event.date, into: &out),
             string("device", event.device, into: &out)
-        else { return nil }
-        if let distance = event.distance, !number("distance", distance, into: &out) { return nil }
-        guard string("id", event.id, into: &out) else { return nil }
-        if let latitude = event.latitude, !number("latitude", latitude, into: &out) { return nil }
-        if let longitude = event.longitude, !number("longitude", longitude, into: &out) { return nil }
+        else { return false }
+        if let distance = event.distance, !number("distance", distance, into: &out) { return false }
+        guard string("id", event.id, into: &out) else { return false }
+        if let latitude = event.latitude, !number("latitude", latitude, into: &out) { return false }
+        if let longitude = event.longitude, !number("longitude", longitude, into: &out) { return false }
         guard string("place", event.place, into: &out),
             string("state", event.state.rawValue, into: &out),
             string("transition", event.transition.rawValue, into: &out)
-        else { return nil }
+        else { return false }
         out.append(UInt8(ascii: "}"))
-        return String(decoding: out, as: UTF8.self)
+        return true
     }
 
     private static func key(_ name: StaticString, into out: inout [UInt8], first: Bool) {
@@ -135,18 +159,46 @@ enum EventLineWriter {
         }
     }
 
+    /// Appends `"name":"time"` as ``EngineJSON/timestamp(_:)`` writes it; `false` for a time it
+    /// writes some other way.
+    private static func time(_ name: StaticString, _ date: Date, into out: inout [UInt8]) -> Bool {
+        key(name, into: &out, first: false)
+        out.append(UInt8(ascii: "\""))
+        guard ISO8601Writer.appendUTCMilliseconds(date, to: &out) else { return false }
+        out.append(UInt8(ascii: "\""))
+        return true
+    }
+
     /// Appends `"name":number`; `false` for a number that is not finite.
     private static func number(_ name: StaticString, _ value: Double, into out: inout [UInt8]) -> Bool {
         guard value.isFinite else { return false }
         key(name, into: &out, first: false)
-        var text = value.description
-        text.withUTF8 { bytes in
-            // The encoder leaves out a whole number's ".0".
-            let whole =
-                bytes.count >= 2 && bytes[bytes.count - 2] == UInt8(ascii: ".")
-                && bytes[bytes.count - 1] == UInt8(ascii: "0")
-            out.append(contentsOf: whole ? UnsafeBufferPointer(rebasing: bytes.dropLast(2)) : bytes)
+        // `Double.write(to:)` hands its shortest round-trip digits, `description`'s text, to
+        // the stream as bytes; the sink takes over `out` for the call.
+        var sink = ByteSink()
+        swap(&sink.bytes, &out)
+        value.write(to: &sink)
+        swap(&sink.bytes, &out)
+        // The encoder leaves out a whole number's ".0".
+        let count = out.count
+        if count >= 2, out[count - 2] == UInt8(ascii: "."), out[count - 1] == UInt8(ascii: "0") {
+            out.removeLast(2)
         }
         return true
+    }
+}
+
+/// A text stream that appends what it is given to bytes. Numbers write their digits through
+/// `_writeASCII` (the standard library's hook for ASCII output), so no string is made for them;
+/// were the hook to go, `write(_:)` would still be called with the same text.
+private struct ByteSink: TextOutputStream {
+    var bytes: [UInt8] = []
+
+    mutating func write(_ string: String) {
+        bytes.append(contentsOf: string.utf8)
+    }
+
+    mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
+        bytes.append(contentsOf: buffer)
     }
 }

@@ -232,27 +232,44 @@ public struct FiredAction: Sendable, Hashable, Codable {
 }
 
 /// Stable identifiers from content, so that the same input always gives the same ids (replay and
-/// at-least-once delivery rely on it).
-enum StableID {
-    /// 128 bits of FNV-1a over the parts, as 32 hex digits.
-    static func make(_ parts: [String]) -> String {
-        var a: UInt64 = 0xcbf2_9ce4_8422_2325
-        var b: UInt64 = 0x6c62_272e_07bb_0142
-        func mix(_ byte: UInt8) {
-            a = (a ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
-            b = (b ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 ^ (a >> 29)
-        }
-        // The parts as if joined with U+001F between them, without making the joined text.
-        for (index, part) in parts.enumerated() {
-            if index > 0 { mix(0x1F) }
-            var part = part
-            part.withUTF8 { bytes in for byte in bytes { mix(byte) } }
-        }
-        return hex(a, b)
+/// at-least-once delivery rely on it): 128 bits of FNV-1a over the parts as if joined with U+001F
+/// between them, as 32 hex digits. The parts are hashed as they are added, so an id costs no
+/// joined text, no array of parts and no text for a time.
+struct StableID {
+    private var a: UInt64 = 0xcbf2_9ce4_8422_2325
+    private var b: UInt64 = 0x6c62_272e_07bb_0142
+    private var isEmpty = true
+
+    /// Adds a part.
+    mutating func add(_ part: String) {
+        separate()
+        var part = part
+        part.withUTF8 { bytes in for byte in bytes { mix(byte) } }
     }
 
-    /// Two numbers as 32 lowercase hexadecimal digits, each zero-padded to 16.
-    private static func hex(_ a: UInt64, _ b: UInt64) -> String {
+    /// Adds a time as a part: its Unix milliseconds, rounded, in decimal digits (`-` first when
+    /// negative). Readers bound every time (GeofenceInput's TimeBounds), but an id must not trap on
+    /// a date built some other way (an API caller's `Date.distantFuture`, a decoded state): one
+    /// too large for 64 bits is added as `%.0f` writes it.
+    mutating func add(milliseconds date: Date) {
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+        guard let whole = Int64(exactly: milliseconds) else {
+            return add(String(format: "%.0f", milliseconds))
+        }
+        separate()
+        if whole < 0 { mix(UInt8(ascii: "-")) }
+        var rest = whole.magnitude
+        var divisor: UInt64 = 1
+        while divisor <= rest / 10 { divisor *= 10 }
+        repeat {
+            mix(UInt8(ascii: "0") + UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        } while divisor > 0
+    }
+
+    /// The id: the two hashes as 32 lowercase hexadecimal digits, each zero-padded to 16.
+    var text: String {
         let digits: StaticString = "0123456789abcdef"
         return String(unsafeUninitializedCapacity: 32) { buffer in
             digits.withUTF8Buffer { digits in
@@ -265,11 +282,13 @@ enum StableID {
         }
     }
 
-    static func milliseconds(_ date: Date) -> String {
-        // Readers bound every time (GeofenceInput's TimeBounds), but an id must not trap on a date
-        // built some other way (an API caller's `Date.distantFuture`, a decoded state).
-        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
-        return Int64(exactly: milliseconds).map(String.init) ?? String(format: "%.0f", milliseconds)
+    private mutating func separate() {
+        if !isEmpty { mix(0x1F) }
+        isEmpty = false
+    }
+
+    private mutating func mix(_ byte: UInt8) {
+        a = (a ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+        b = (b ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 ^ (a >> 29)
     }
 }
-

@@ -41,8 +41,11 @@ public struct PlaceEvent: Sendable, Hashable, Codable {
         self.latitude = coordinate?.latitude
         self.longitude = coordinate?.longitude
         self.accuracy = event.fix?.horizontalAccuracy ?? event.visit?.horizontalAccuracy
-        self.id = StableID.make([
-            device, event.identifier, transition.rawValue, StableID.milliseconds(event.date),
-        ])
+        var id = StableID()
+        id.add(device)
+        id.add(event.identifier)
+        id.add(transition.rawValue)
+        id.add(milliseconds: event.date)
+        self.id = id.text
     }
 }

@@ -280,7 +280,12 @@ public final class RuleEvaluator: Sendable {
         at date: Date,
         device: String, coordinate: Coordinate? = nil, accuracy: Double? = nil, output: inout Output
     ) {
-        let id = StableID.make([device, rule.name, "commute", StableID.milliseconds(open.start)])
+        var stableID = StableID()
+        stableID.add(device)
+        stableID.add(rule.name)
+        stableID.add("commute")
+        stableID.add(milliseconds: open.start)
+        let id = stableID.text
         let record = CommuteRecord(
             id: id, rule: rule.name, device: device, from: spec.from, to: spec.to, start: open.start,
             end: end,
@@ -322,10 +327,13 @@ public final class RuleEvaluator: Sendable {
             return
         }
         if rule.guards.oncePerDay, state.lastFiredDay[rule.name] == localDay(date) { return }
-        let eventId = StableID.make([
-            occurrence.device, rule.name, transition.rawValue, occurrence.place ?? "",
-            StableID.milliseconds(date),
-        ])
+        var stableID = StableID()
+        stableID.add(occurrence.device)
+        stableID.add(rule.name)
+        stableID.add(transition.rawValue)
+        stableID.add(occurrence.place ?? "")
+        stableID.add(milliseconds: date)
+        let eventId = stableID.text
         var fired = false
         for (index, action) in rule.actions.enumerated() {
             if case .remind(let remind) = action {
