@@ -221,6 +221,8 @@ public struct Pipeline: Sendable {
     /// device, and the next fix of the same device then finds its engine, its one name and its
     /// places without hashing its name.
     private var recent = RecentDevice()
+    /// Where each device's engine is, by the name its fixes give, for devices that take turns.
+    private var directory = DeviceDirectory()
 
     /// A device as a fix names it, resolved: see `recent`.
     private struct RecentDevice: Sendable {
@@ -302,6 +304,7 @@ public struct Pipeline: Sendable {
         let old = rules
         rules = newRules
         recent = RecentDevice()
+        directory.forgetAll()
         evaluator = RuleEvaluator(rules: newRules)
         setTemplates()
         for (name, device) in state.devices {
@@ -401,7 +404,14 @@ public struct Pipeline: Sendable {
     private mutating func deviceIndex(given: String) -> [String: DeviceEngine].Index {
         if let index = recent.index, recent.given == given { return index }
         let name = rules.people.device(given)
-        let index = lookUpDevice(named: name)
+        let hash = DeviceDirectory.hash(given)
+        let index: [String: DeviceEngine].Index
+        if let kept = directory.index(given: given, hash: hash) {
+            index = kept
+        } else {
+            index = lookUpDevice(named: name)
+            directory.keep(index, given: given, hash: hash)
+        }
         let places = Pipeline.places(
             forDevice: name, people: rules.people, all: rules.places, byPerson: placesByPerson,
             everyone: everyonesPlaces)
@@ -473,6 +483,7 @@ public struct Pipeline: Sendable {
         if let index = state.devices.index(forKey: name) { return index }
         // Adding a device may move every engine.
         recent.index = nil
+        directory.forgetAll()
         var device = newDevice(named: name)
         // A person's new device takes up the rules their other devices share.
         if let person = rules.people.sharingPerson(ofDevice: name) {

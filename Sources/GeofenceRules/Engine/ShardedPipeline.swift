@@ -29,18 +29,7 @@ public struct ShardedPipeline: Sendable {
     /// The shard a device belongs to: FNV-1a of its name, so the split is the same on every run.
     public static func shard(ofDevice name: String, count: Int) -> Int {
         guard count > 1 else { return 0 }
-        // Over the name's bytes where they lie: walking its `utf8` view cost tens of
-        // instructions a byte, for every record of an input whose devices take turns.
-        var text = name
-        let hash = text.withUTF8 { bytes in
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            for byte in bytes {
-                hash ^= UInt64(byte)
-                hash &*= 0x100_0000_01b3
-            }
-            return hash
-        }
-        return Int(hash % UInt64(count))
+        return Int(DeviceDirectory.hash(name) % UInt64(count))
     }
 
     /// The device a record names, as it names it (before the rules' `people:` give the device's
@@ -137,7 +126,9 @@ public struct ShardedPipeline: Sendable {
                     body(position, render(position, nil))
                     continue
                 }
-                body(position, render(position, processOnShard(shard, records[position], arrivedAt: arrivedAt)))
+                body(
+                    position, render(position, processOnShard(shard, records[position], arrivedAt: arrivedAt))
+                )
             }
             return
         }
@@ -152,7 +143,8 @@ public struct ShardedPipeline: Sendable {
                 var pipeline = box.take(shard: shard)
                 for slot in owners.indices where owners[slot] == shard {
                     let position = first + slot
-                    slots.buffer[slot] = render(position, pipeline.process(records[position], arrivedAt: arrivedAt))
+                    slots.buffer[slot] = render(
+                        position, pipeline.process(records[position], arrivedAt: arrivedAt))
                 }
                 box.put(shard: shard, pipeline: pipeline)
             }
