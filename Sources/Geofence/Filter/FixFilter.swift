@@ -250,7 +250,7 @@ public struct FixFilter: Codable, Sendable {
     /// when replaying history, where the arrival time is the fix's own time and the expiry and
     /// future rules do not apply. This is the only place the wall clock enters the engine.
     public mutating func evaluate(_ fix: Fix, arrivedAt: Date?) -> Reason? {
-        if let reason = reason(for: fix, arrivedAt: arrivedAt) {
+        if let reason = firstBrokenRule(fix, arrivedAt: arrivedAt) {
             if reason == .tooFast || reason == .tooFarAhead {
                 if let previous = jumpRun.last,
                     FixFilter.plausible(
@@ -320,6 +320,15 @@ public struct FixFilter: Codable, Sendable {
 
     /// The first rule the fix breaks, without changing any state.
     public func reason(for fix: Fix, arrivedAt: Date?) -> Reason? {
+        var filter = self
+        return filter.firstBrokenRule(fix, arrivedAt: arrivedAt)
+    }
+
+    /// ``reason(for:arrivedAt:)``, asked of the filter where it is stored. Mutating though it
+    /// changes nothing: `evaluate`, itself mutating, copied the whole filter (144 bytes) to lend
+    /// it to a non-mutating method, for every fix; with many devices that copy was also where the
+    /// filter's memory first missed the cache.
+    private mutating func firstBrokenRule(_ fix: Fix, arrivedAt: Date?) -> Reason? {
         let c = configuration
         if abs(fix.coordinate.latitude) <= c.nullIslandToleranceDegrees
             && abs(fix.coordinate.longitude) <= c.nullIslandToleranceDegrees
