@@ -135,14 +135,6 @@ struct ConditionTracker: Sendable {
             return count
         }
 
-        /// Counts one more evidence fix, at `t`, where the run cannot confirm (as
-        /// ``countExtended(at:hysteresis:)`` and ``extend(to:at:)`` would for such a fix).
-        @inline(__always)
-        mutating func extendByOne(at t: Date) {
-            countStorage = Int32(clamping: Int(countStorage) + 1)
-            lastEvidence = t
-        }
-
         /// Counts an evidence fix at `t`, `count` being ``countExtended(at:hysteresis:)``.
         @inline(__always)
         mutating func extend(to count: Int, at t: Date) {
@@ -544,59 +536,20 @@ struct ConditionTracker: Sendable {
         return true
     }
 
-    /// How a condition may be passed over by fixes far outside it (see ``SettledSkip``): its room
-    /// and, for a run of evidence of outside, when that run could first confirm; `nil` for a
-    /// condition a fix far outside may change in any other way.
-    struct SkipSlack {
-        /// How much the condition's distance bound exceeds what a fix needs to be evidence of
-        /// outside before its accuracy's spread (the exit margin, and more than zero).
-        var slack: Double
-        /// For a condition with a run of evidence of outside under way: a time, as seconds from the
-        /// reference date, before which no fix can confirm the run (a millisecond before the run
-        /// has lasted its confirmation time, to be clear of rounding). `nil` for a settled one.
-        var runDeadline: Double?
-    }
-
-    /// For a condition a fix far outside changes in no way but one that can be made without asking
-    /// it, its slack at `point` (``SkipSlack``); `nil` for any other condition. Two kinds qualify,
-    /// each with its last fix outside and having observed the engine's previous fix:
-    /// - *settled outside*: unsatisfied with nothing pending; a fix far outside changes nothing.
-    /// - *running outside*: a run of evidence of outside under way (a new device's first
-    ///   determination, or an exit being confirmed), not kept by a tracker's silence nor held by
-    ///   a visit; a fix far outside before the run could confirm only counts one more evidence fix
-    ///   (``extendRunFarOutside(at:)``), as
-    ///   ``observeFarOutside(at:accuracy:point:secondsSincePrevious:mayClaim:mayExtendRun:)`` would.
+    /// For a condition settled outside (unsatisfied, nothing pending, its last fix outside and
+    /// the engine's previous one), how much its distance bound at `point` exceeds what a fix needs
+    /// to be evidence of outside before its accuracy's spread (the exit margin, and more than
+    /// zero); `nil` for any other condition. ``SettledSkip`` covers it with this room.
     ///
     /// Mutating though it changes nothing: called on a condition in the engine's buffer, a
     /// non-mutating method had the whole condition copied out and destroyed again (retains and
     /// releases of its references) for every condition of every fix.
     @inline(__always)
-    mutating func skipSlack(at point: EarthPoint) -> SkipSlack? {
-        guard lastSide == .outside, observedPreviousFix else { return nil }
+    mutating func settledSlack(at point: EarthPoint) -> Double? {
+        guard lastSide == .outside, state == .unsatisfied, observedPreviousFix, !hasRun else { return nil }
         let margin = definition.exitMarginMeters
         guard margin.isFinite else { return nil }
-        var runDeadline: Double?
-        if state != .unsatisfied || hasRun {
-            // Asked of the run where it is stored: a copy would retain its silence's box.
-            guard pending?.side == .outside, pending?.silence == nil, !heldByVisit,
-                let first = pending?.firstEvidence
-            else { return nil }
-            let deadline =
-                first.timeIntervalSinceReferenceDate + definition.hysteresis.confirmationSeconds - 0.001
-            guard deadline.isFinite else { return nil }
-            runDeadline = deadline
-        }
-        return SkipSlack(slack: definition.bound.lowerBound(point) - max(margin, 0), runDeadline: runDeadline)
-    }
-
-    /// Counts a fix at `t` far outside as one more evidence fix of the run of evidence of outside
-    /// under way, for a condition ``skipSlack(at:)`` found running outside, before the run's
-    /// deadline: all that
-    /// ``observeFarOutside(at:accuracy:point:secondsSincePrevious:mayClaim:mayExtendRun:)`` does
-    /// for such a fix when it is continuous with the previous one.
-    @inline(__always)
-    mutating func extendRunFarOutside(at t: Date) {
-        pending?.extendByOne(at: t)
+        return definition.bound.lowerBound(point) - max(margin, 0)
     }
 
     /// Whether the bound alone proves a fix at `point` evidence of outside.

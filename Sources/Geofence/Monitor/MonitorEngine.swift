@@ -248,11 +248,8 @@ public struct MonitorEngine: Codable, Sendable {
         let limits = settledLimits
         let spread = limits.spread(accuracy: accuracy)
         let (skipped, fromAnchor) = settled.covered(
-            by: point, at: t, spread: spread,
-            continuous: sincePrevious.map { $0 <= limits.maxGapSeconds } ?? false, mayClaim: mayClaim,
-            mayExtendRun: mayExtendRun)
-        // The covered conditions running outside count the fix as one more evidence fix.
-        let extended = skipped & settled.running
+            by: point, spread: spread,
+            continuous: sincePrevious.map { $0 <= limits.maxGapSeconds } ?? false, mayClaim: mayClaim)
         // The conditions are changed through one buffer: an element of the array changed in place
         // checks the array's uniqueness and the index's bounds every time, for every condition of
         // every fix.
@@ -267,7 +264,7 @@ public struct MonitorEngine: Codable, Sendable {
                 _ index: Int, sink: inout EventSink, settled: inout SettledSkip, deadlines: inout Bool
             ) {
                 defer {
-                    if let slack = trackers[index].skipSlack(at: point) {
+                    if let slack = trackers[index].settledSlack(at: point) {
                         settled.cover(index, slack: slack, fromAnchor: fromAnchor, spread: spread)
                     }
                 }
@@ -283,13 +280,7 @@ public struct MonitorEngine: Codable, Sendable {
                 trackers[index].observe(fix, at: point, previous: before, into: &sink)
                 if trackers[index].hasSilentDeadline { deadlines = true }
             }
-            var running = extended
-            while running != 0 {
-                trackers[running.trailingZeroBitCount].extendRunFarOutside(at: t)
-                running &= running - 1
-            }
-            // The other covered conditions would note again only what they hold: they are passed
-            // over.
+            // The covered conditions would note again only what they hold: they are passed over.
             var remaining = limits.evaluated & ~skipped
             while remaining != 0 {
                 observe(remaining.trailingZeroBitCount, sink: &sink, settled: &cover, deadlines: &deadlines)
@@ -380,7 +371,4 @@ public struct MonitorEngine: Codable, Sendable {
 extension MonitorEngine {
     /// The conditions the skip covers now, bit `i` for index `i` (for tests).
     var settledMask: UInt64 { settled.mask }
-
-    /// The covered conditions running outside, whose runs covered fixes extend (for tests).
-    var runningMask: UInt64 { settled.running }
 }

@@ -21,12 +21,6 @@ import Foundation
 /// one chord. Otherwise the skip is emptied, anchored at the fix, and refilled by the conditions
 /// that fix leaves settled.
 ///
-/// A condition *running outside* (a run of evidence of outside under way, as for a new device's
-/// first determination or an exit being confirmed) is covered the same way, and its bit is also
-/// in `running`: a fix within the room only counts one more evidence fix of its run, which the
-/// engine does for the covered ones in a tight loop, without asking them, until the first fix at
-/// which one of their runs could confirm (`runDeadline`) or a fix that may not extend a run.
-///
 /// Not saved: an engine decoded, or changed in any other way than by a fix, starts empty.
 struct SettledSkip: Sendable {
     /// Where the room was measured from.
@@ -36,10 +30,6 @@ struct SettledSkip: Sendable {
     private var room = 0.0
     /// The covered conditions: bit `i` for the tracker at index `i` (only the first 64 are covered).
     private(set) var mask: UInt64 = 0
-    /// The covered conditions running outside (within `mask`), whose runs a covered fix extends.
-    private(set) var running: UInt64 = 0
-    /// Seconds from the reference date before which none of the runs of `running` can confirm.
-    private var runDeadline = Double.infinity
 
     /// A condition is covered only with this much room beyond the fix that settles it: one that
     /// is nearer is asked on every fix anyway, and would empty the skip soon after.
@@ -49,65 +39,36 @@ struct SettledSkip: Sendable {
     static let roundingMeters = 0.01
 
     /// Empties the skip (after anything but a fix changes the conditions).
-    mutating func clear() {
-        mask = 0
-        stopRuns()
-    }
+    mutating func clear() { mask = 0 }
 
-    /// The conditions the fix at `point`, time `t`, may skip, having checked that it lies within
-    /// the room (its weighted accuracy `spread` included): `mask`, or `0` after emptying the skip
-    /// and anchoring it at `point`. `continuous` is whether every covered condition sees the fix
-    /// as continuous with the previous one, and `mayClaim` whether the fix names regions (both
-    /// send a fix down the full path); `mayExtendRun` whether it may extend a run (see
-    /// ``ConditionTracker/observeFarOutside(at:accuracy:point:secondsSincePrevious:mayClaim:mayExtendRun:)``).
-    /// The conditions running outside are uncovered, and so asked, from a fix that may not extend
-    /// their runs or that comes at or after the time one of them could confirm; the settled ones
-    /// stay covered. Returns, with the mask, the fix's distance from the anchor.
+    /// The conditions the fix at `point` may skip, having checked that it lies within the room
+    /// (its weighted accuracy `spread` included): `mask`, or `0` after emptying the skip and
+    /// anchoring it at `point`. `continuous` is whether every covered condition sees the fix as
+    /// continuous with the previous one, and `mayClaim` whether the fix names regions (both send a
+    /// fix down the full path). Returns, with the mask, the fix's distance from the anchor.
     mutating func covered(
-        by point: EarthPoint, at t: Date, spread: Double, continuous: Bool, mayClaim: Bool,
-        mayExtendRun: Bool
+        by point: EarthPoint, spread: Double, continuous: Bool, mayClaim: Bool
     ) -> (mask: UInt64, fromAnchor: Double) {
         if mask != 0, continuous, !mayClaim, spread.isFinite {
             let fromAnchor = anchor.chord(to: point)
-            if fromAnchor + max(spread, 0) <= room {
-                if running != 0, !mayExtendRun || !(t.timeIntervalSinceReferenceDate < runDeadline) {
-                    // The room stays: it is the least over more conditions than are left.
-                    mask &= ~running
-                    stopRuns()
-                }
-                return (mask, fromAnchor)
-            }
+            if fromAnchor + max(spread, 0) <= room { return (mask, fromAnchor) }
         }
         mask = 0
-        stopRuns()
         room = .infinity
         anchor = point
         return (0, 0)
     }
 
-    private mutating func stopRuns() {
-        running = 0
-        runDeadline = .infinity
-    }
-
     /// Covers condition `index`, settled with `slack` metres of bound beyond its exit margin at a
     /// fix `fromAnchor` metres from the anchor whose spread was `spread`, when that leaves room.
-    /// A condition running outside is covered with its run's deadline (``ConditionTracker/SkipSlack``).
     @inline(__always)
-    mutating func cover(
-        _ index: Int, slack: ConditionTracker.SkipSlack, fromAnchor: Double, spread: Double
-    ) {
+    mutating func cover(_ index: Int, slack: Double, fromAnchor: Double, spread: Double) {
         guard index < 64 else { return }
-        let room = slack.slack - fromAnchor - SettledSkip.roundingMeters
+        let room = slack - fromAnchor - SettledSkip.roundingMeters
         // Not finite spreads and slacks fail here too (comparisons with NaN are false).
         guard room - max(spread, 0) >= SettledSkip.minimumRoomMeters else { return }
-        let bit: UInt64 = 1 << UInt64(index)
-        mask |= bit
+        mask |= 1 << UInt64(index)
         if room < self.room { self.room = room }
-        if let deadline = slack.runDeadline {
-            running |= bit
-            if deadline < runDeadline { runDeadline = deadline }
-        }
     }
 }
 
