@@ -53,8 +53,11 @@ struct ReplayPrinter: Sendable {
         // twenty events for one fix.
         var bytes: [UInt8] = []
         bytes.reserveCapacity(result.placeEvents.count * 300)
-        func add(_ line: String) {
+        func newLine() {
             if !bytes.isEmpty { bytes.append(UInt8(ascii: "\n")) }
+        }
+        func add(_ line: String) {
+            newLine()
             bytes.append(contentsOf: line.utf8)
         }
         for event in result.placeEvents {
@@ -62,7 +65,7 @@ struct ReplayPrinter: Sendable {
                 add(row(event))
                 continue
             }
-            if !bytes.isEmpty { bytes.append(UInt8(ascii: "\n")) }
+            newLine()
             do {
                 try EngineJSON.appendLine("event", event, to: &bytes)
             } catch {

@@ -99,10 +99,10 @@ public struct ISO8601Writer: Sendable {
         let interval = date.timeIntervalSince1970
         // Outside years 1-9999 (never produced by bounded input; distantPast and distantFuture
         // are inside) the four-digit form cannot hold the year: write what the value is.
-        guard interval.isFinite, abs(interval) < 253_402_300_800 else { return "\(interval)" }
+        guard interval.isFinite, abs(interval) < yearTenThousand else { return "\(interval)" }
         // Before the Gregorian calendar began (15 October 1582) Foundation's calendar is the
         // Julian one: such dates (`distantPast`, "unknown") are written as Foundation writes them.
-        guard interval >= -12_219_292_800 else {
+        guard interval >= gregorianStart else {
             return date.formatted(
                 .iso8601.year().month().day().time(includingFractionalSeconds: true)
                     .timeZone(separator: .omitted))
@@ -115,13 +115,17 @@ public struct ISO8601Writer: Sendable {
 
     /// How many bytes ``appendUTCMilliseconds(_:to:)`` writes: `2026-03-03T08:00:42.109Z`.
     static let utcMillisecondsLength = 24
+    /// Unix seconds of the start of year 10000, which the four-digit form cannot hold.
+    private static let yearTenThousand = 253_402_300_800.0
+    /// Unix seconds of 15 October 1582, the first day of the Gregorian calendar.
+    private static let gregorianStart = -12_219_292_800.0
 
     /// Appends the bytes ``utcMilliseconds(_:)`` would write, without making a string (writing
     /// many events into one buffer); `false`, with nothing appended, for a date that
     /// ``utcMilliseconds(_:)`` writes some other way (before 15 October 1582, after 9999).
     public static func appendUTCMilliseconds(_ date: Date, to bytes: inout [UInt8]) -> Bool {
         let interval = date.timeIntervalSince1970
-        guard interval.isFinite, abs(interval) < 253_402_300_800, interval >= -12_219_292_800 else {
+        guard interval.isFinite, abs(interval) < yearTenThousand, interval >= gregorianStart else {
             return false
         }
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: utcMillisecondsLength) { buffer in
