@@ -435,7 +435,7 @@ struct ParallelLines {
     private static func decoded(_ blocks: [Block], count: Int, template: LineDecoder) -> [DecodedBlock] {
         let results = blocks.prefix(count).map { DecodedBlock(capacity: $0.ends.count) }
         DispatchQueue.concurrentPerform(iterations: count) { index in
-            var decoder = template
+            var decoder = template.copyForThread()
             let block = blocks[index]
             let decoded = results[index]
             block.bytes.withUnsafeBufferPointer { buffer in

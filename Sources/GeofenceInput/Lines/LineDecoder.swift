@@ -28,7 +28,7 @@ public struct LineDecoder: Sendable, LineRecordDecoder {
     /// The device to give records that name none (e.g. `USER/DEVICE` from a Recorder file's path).
     public let deviceId: String?
     /// The source and zone every line's context shares.
-    private let origin: LineContext.Origin
+    private var origin: LineContext.Origin
     private var tokens: [JSONToken]
     /// The slots of `tokens` the last scan filled (``FlatJSONScanner/scan(_:start:end:into:filled:)``).
     private var filledTokens: UInt64 = 0
@@ -47,6 +47,15 @@ public struct LineDecoder: Sendable, LineRecordDecoder {
         self.origin = LineContext.Origin(source: source, zone: LocalZone(timeZone))
         self.tokens = Array(repeating: .absent, count: JSONKey.allCases.count)
         self.csv = CSVReader(source: source, timeZone: timeZone, deviceId: deviceId)
+    }
+
+    /// A copy for another thread: its own ``LineContext/Origin``, so that the reference count every
+    /// line's context takes is not one cache line that the threads decoding at once pass back and
+    /// forth.
+    func copyForThread() -> LineDecoder {
+        var copy = self
+        copy.origin = LineContext.Origin(source: origin.source, zone: origin.zone)
+        return copy
     }
 
     /// Reads one line from a buffer that is only valid for the call.
