@@ -115,3 +115,75 @@ import Testing
         #expect(String(decoding: bytes, as: UTF8.self).contains(EngineJSON.timestamp(date)))
     }
 }
+
+/// What does not fit in a line's memory is not written, and marks the line: it is then thrown
+/// away (the encoder writes the event), never cut short or written past its end.
+@Suite struct LineBufferTests {
+    /// `body` with a line of `capacity` bytes inside a larger guarded buffer, and whether the
+    /// bytes past the line's end were left alone.
+    private func withLine(
+        capacity: Int, _ body: (inout LineBuffer) -> Void
+    ) -> (text: String, overflowed: Bool, guardIntact: Bool) {
+        var memory = [UInt8](repeating: UInt8(ascii: "#"), count: capacity + 16)
+        return memory.withUnsafeMutableBufferPointer { all in
+            var line = LineBuffer(UnsafeMutableBufferPointer(rebasing: all[..<capacity]))
+            body(&line)
+            let guardIntact = all[capacity...].allSatisfy { $0 == UInt8(ascii: "#") }
+            return (String(decoding: line.written, as: UTF8.self), line.overflowed, guardIntact)
+        }
+    }
+
+    @Test func whatFitsIsWritten() {
+        let result = withLine(capacity: 64) { line in
+            line.put("{\"a\":")
+            let numberWritten = line.number(42)
+            #expect(numberWritten)
+            line.put(",\"b\":")
+            let textWritten = line.text("x")
+            #expect(textWritten)
+            line.put(",\"c\":")
+            let timeWritten = line.time(Date(timeIntervalSince1970: 0))
+            #expect(timeWritten)
+            line.put("}")
+        }
+        #expect(result.text == "{\"a\":42,\"b\":\"x\",\"c\":\"1970-01-01T00:00:00.000Z\"}")
+        #expect(!result.overflowed)
+        #expect(result.guardIntact)
+    }
+
+    @Test func aKeyThatDoesNotFitMarksTheLine() {
+        let result = withLine(capacity: 4) { line in line.put("{\"type\":") }
+        #expect(result.overflowed)
+        #expect(result.text.isEmpty)
+        #expect(result.guardIntact)
+    }
+
+    @Test func aNumberThatDoesNotFitMarksTheLine() {
+        let result = withLine(capacity: 8) { line in
+            line.put("{")
+            _ = line.number(-2.2250738585072014e-308)
+        }
+        #expect(result.overflowed)
+        #expect(result.text == "{")
+        #expect(result.guardIntact)
+    }
+
+    @Test func aTimeThatDoesNotFitIsNotWritten() {
+        let result = withLine(capacity: 20) { line in
+            let timeWritten = line.time(Date(timeIntervalSince1970: 1_709_453_183.109))
+            #expect(!timeWritten)
+        }
+        #expect(result.guardIntact)
+    }
+
+    @Test func aTextThatNeedsEscapingIsRefused() {
+        let result = withLine(capacity: 64) { line in
+            let quotedWritten = line.text("a \"quoted\" name")
+            #expect(!quotedWritten)
+            let accentedWritten = line.text("café")
+            #expect(!accentedWritten)
+        }
+        #expect(result.text.isEmpty)
+        #expect(!result.overflowed)
+    }
+}

@@ -84,4 +84,23 @@ import GeofenceSimulation
     func utcMillisecondsAtTheEdges(_ date: Date, _ expected: String) {
         #expect(ISO8601Writer.utcMilliseconds(date) == expected)
     }
+
+    /// Written in place, a time is the string's bytes; a buffer too short for them, or a time the
+    /// direct form cannot hold, gets nothing written.
+    @Test func aTimeWrittenInPlaceIsTheStringsBytes() {
+        let date = Date(timeIntervalSince1970: 1_709_453_183.109)
+        var bytes = [UInt8](repeating: UInt8(ascii: "#"), count: ISO8601Writer.utcMillisecondsLength + 2)
+        let written = bytes.withUnsafeMutableBufferPointer {
+            ISO8601Writer.writeUTCMilliseconds(date, into: $0)
+        }
+        #expect(written)
+        #expect(String(decoding: bytes, as: UTF8.self) == ISO8601Writer.utcMilliseconds(date) + "##")
+
+        var short = [UInt8](repeating: UInt8(ascii: "#"), count: ISO8601Writer.utcMillisecondsLength - 1)
+        #expect(!short.withUnsafeMutableBufferPointer { ISO8601Writer.writeUTCMilliseconds(date, into: $0) })
+        #expect(short.allSatisfy { $0 == UInt8(ascii: "#") })
+
+        let early = Date(timeIntervalSince1970: -12_219_292_801)  // before the Gregorian calendar
+        #expect(!bytes.withUnsafeMutableBufferPointer { ISO8601Writer.writeUTCMilliseconds(early, into: $0) })
+    }
 }

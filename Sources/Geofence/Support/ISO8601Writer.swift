@@ -114,7 +114,7 @@ public struct ISO8601Writer: Sendable {
     }
 
     /// How many bytes ``appendUTCMilliseconds(_:to:)`` writes: `2026-03-03T08:00:42.109Z`.
-    static let utcMillisecondsLength = 24
+    public static let utcMillisecondsLength = 24
     /// Unix seconds of the start of year 10000, which the four-digit form cannot hold.
     private static let yearTenThousand = 253_402_300_800.0
     /// Unix seconds of 15 October 1582, the first day of the Gregorian calendar.
@@ -124,14 +124,24 @@ public struct ISO8601Writer: Sendable {
     /// many events into one buffer); `false`, with nothing appended, for a date that
     /// ``utcMilliseconds(_:)`` writes some other way (before 15 October 1582, after 9999).
     public static func appendUTCMilliseconds(_ date: Date, to bytes: inout [UInt8]) -> Bool {
-        let interval = date.timeIntervalSince1970
-        guard interval.isFinite, abs(interval) < yearTenThousand, interval >= gregorianStart else {
-            return false
-        }
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: utcMillisecondsLength) { buffer in
-            writeUTCMilliseconds(interval, into: buffer)
+            guard writeUTCMilliseconds(date, into: buffer) else { return false }
             bytes.append(contentsOf: UnsafeBufferPointer(buffer))
+            return true
         }
+    }
+
+    /// Writes the ``utcMillisecondsLength`` bytes ``utcMilliseconds(_:)`` would write at the start
+    /// of `buffer` (a line being written in place); `false`, with nothing written, for a date it
+    /// writes some other way, or a buffer too short to hold them.
+    public static func writeUTCMilliseconds(_ date: Date, into buffer: UnsafeMutableBufferPointer<UInt8>)
+        -> Bool
+    {
+        let interval = date.timeIntervalSince1970
+        guard interval.isFinite, abs(interval) < yearTenThousand, interval >= gregorianStart,
+            buffer.count >= utcMillisecondsLength
+        else { return false }
+        writeUTCMilliseconds(interval, into: buffer)
         return true
     }
 

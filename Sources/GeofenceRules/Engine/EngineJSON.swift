@@ -92,8 +92,10 @@ public enum EngineJSON {
 /// numbers as `Double.description` without a trailing `.0` (what the encoder writes), times as
 /// ``EngineJSON/timestamp(_:)``. Checked against the encoder in `EventLineWriterTests`.
 ///
-/// It writes bytes, not strings: a fleet's first determinations are an event per place per
-/// device, and making a string for every time and number was most of what writing one cost.
+/// A line is written into memory of its own, sized for the longest the line can be, and then
+/// appended to the output in one copy: a fleet's first determinations are an event per place per
+/// device, and appending each key, quote and digit to an array, every append checking the array's
+/// room and uniqueness, was most of what writing one cost.
 enum EventLineWriter {
     /// The line, or `nil` when a text needs escaping or a number is not finite (the encoder then
     /// writes, or refuses, it).
@@ -107,98 +109,158 @@ enum EventLineWriter {
     /// Appends the line (without a newline) to `out`; `false`, with `out` as it was, when a text
     /// needs escaping, a number is not finite or a time is outside the years the direct form holds.
     static func append(_ type: String, _ event: PlaceEvent, to out: inout [UInt8]) -> Bool {
-        let start = out.count
-        if write(type, event, to: &out) { return true }
-        out.removeSubrange(start...)
-        return false
+        // The texts as they are (one that needs escaping is not written here), and the rest at
+        // its longest. Were it too short, the line would be left to the encoder, not cut.
+        let capacity =
+            fixedCapacity + type.utf8.count + event.device.utf8.count + event.id.utf8.count
+            + event.place.utf8.count + event.state.rawValue.utf8.count
+            + event.transition.rawValue.utf8.count
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+            var line = LineBuffer(buffer)
+            guard write(type, event, into: &line) else { return false }
+            out.append(contentsOf: line.written)
+            return true
+        }
     }
 
-    private static func write(_ type: String, _ event: PlaceEvent, to out: inout [UInt8]) -> Bool {
-        guard string("type", type, into: &out, first: true) else { return false }
-        if let accuracy = event.accuracy, !number("accuracy", accuracy, into: &out) { return false }
-        guard time("confirmedAt", event.confirmedAt, into: &out),
-            time("date", event.date, into: &out),
-            string("device", event.device, into: &out)
-        else { return false }
-        if let distance = event.distance, !number("distance", distance, into: &out) { return false }
-        guard string("id", event.id, into: &out) else { return false }
-        if let latitude = event.latitude, !number("latitude", latitude, into: &out) { return false }
-        if let longitude = event.longitude, !number("longitude", longitude, into: &out) { return false }
-        guard string("place", event.place, into: &out),
-            string("state", event.state.rawValue, into: &out),
-            string("transition", event.transition.rawValue, into: &out)
-        else { return false }
-        out.append(UInt8(ascii: "}"))
-        return true
+    /// The bytes of a line besides its texts: keys, quotes, commas and braces (counted from the
+    /// keys written below, with room to spare), four numbers and two times at their longest.
+    private static let fixedCapacity =
+        160 + 4 * LineBuffer.numberCapacity + 2 * (ISO8601Writer.utcMillisecondsLength + 2)
+
+    private static func write(_ type: String, _ event: PlaceEvent, into line: inout LineBuffer) -> Bool {
+        line.put("{\"type\":")
+        guard line.text(type) else { return false }
+        if let accuracy = event.accuracy {
+            line.put(",\"accuracy\":")
+            guard line.number(accuracy) else { return false }
+        }
+        line.put(",\"confirmedAt\":")
+        guard line.time(event.confirmedAt) else { return false }
+        line.put(",\"date\":")
+        guard line.time(event.date) else { return false }
+        line.put(",\"device\":")
+        guard line.text(event.device) else { return false }
+        if let distance = event.distance {
+            line.put(",\"distance\":")
+            guard line.number(distance) else { return false }
+        }
+        line.put(",\"id\":")
+        guard line.text(event.id) else { return false }
+        if let latitude = event.latitude {
+            line.put(",\"latitude\":")
+            guard line.number(latitude) else { return false }
+        }
+        if let longitude = event.longitude {
+            line.put(",\"longitude\":")
+            guard line.number(longitude) else { return false }
+        }
+        line.put(",\"place\":")
+        guard line.text(event.place) else { return false }
+        line.put(",\"state\":")
+        guard line.text(event.state.rawValue) else { return false }
+        line.put(",\"transition\":")
+        guard line.text(event.transition.rawValue) else { return false }
+        line.put("}")
+        return !line.overflowed
+    }
+}
+
+/// A line written into memory that the caller owns for the writing (a temporary allocation).
+/// Whatever does not fit is not written and marks the line ``overflowed``: the line is then
+/// thrown away, never cut short.
+///
+/// It is a text stream too: `Double.write(to:)` hands it the digits of a number's shortest
+/// round-trip form (`description`'s text) through `_writeASCII`, the standard library's hook for
+/// ASCII output, so no string is made for them; were the hook to go, `write(_:)` would still be
+/// called with the same text.
+struct LineBuffer: TextOutputStream {
+    /// Room for a number: `-2.2250738585072014e-308`, the longest `description`, has 24 bytes.
+    static let numberCapacity = 32
+
+    private let buffer: UnsafeMutableBufferPointer<UInt8>
+    private(set) var count = 0
+    /// Whether something did not fit.
+    private(set) var overflowed = false
+
+    init(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
+        self.buffer = buffer
     }
 
-    private static func key(_ name: StaticString, into out: inout [UInt8], first: Bool) {
-        out.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
-        out.append(UInt8(ascii: "\""))
-        name.withUTF8Buffer { out.append(contentsOf: $0) }
-        out.append(UInt8(ascii: "\""))
-        out.append(UInt8(ascii: ":"))
+    /// The bytes written.
+    var written: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: buffer[..<count]) }
+
+    mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress, let base = buffer.baseAddress else { return }
+        guard bytes.count <= buffer.count - count else {
+            overflowed = true
+            return
+        }
+        (base + count).update(from: source, count: bytes.count)
+        count += bytes.count
     }
 
-    /// Appends `"name":"value"`; `false` when the value has a byte the encoder would escape (a
-    /// quote, a backslash, a control character) or that is not ASCII.
-    private static func string(
-        _ name: StaticString, _ value: String, into out: inout [UInt8], first: Bool = false
-    ) -> Bool {
+    mutating func put(_ text: StaticString) {
+        text.withUTF8Buffer { put($0) }
+    }
+
+    private mutating func put(byte: UInt8) {
+        guard count < buffer.count else {
+            overflowed = true
+            return
+        }
+        buffer[count] = byte
+        count += 1
+    }
+
+    /// Writes `"text"`; `false` when the text has a byte the encoder would escape (a quote, a
+    /// backslash, a control character) or that is not ASCII.
+    mutating func text(_ value: String) -> Bool {
         var value = value
         return value.withUTF8 { bytes in
             for byte in bytes
             where byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
                 return false
             }
-            key(name, into: &out, first: first)
-            out.append(UInt8(ascii: "\""))
-            out.append(contentsOf: bytes)
-            out.append(UInt8(ascii: "\""))
+            put(byte: UInt8(ascii: "\""))
+            put(bytes)
+            put(byte: UInt8(ascii: "\""))
             return true
         }
     }
 
-    /// Appends `"name":"time"` as ``EngineJSON/timestamp(_:)`` writes it; `false` for a time it
-    /// writes some other way.
-    private static func time(_ name: StaticString, _ date: Date, into out: inout [UInt8]) -> Bool {
-        key(name, into: &out, first: false)
-        out.append(UInt8(ascii: "\""))
-        guard ISO8601Writer.appendUTCMilliseconds(date, to: &out) else { return false }
-        out.append(UInt8(ascii: "\""))
-        return true
-    }
-
-    /// Appends `"name":number`; `false` for a number that is not finite.
-    private static func number(_ name: StaticString, _ value: Double, into out: inout [UInt8]) -> Bool {
+    /// Writes a number as the encoder does; `false` for one that is not finite.
+    mutating func number(_ value: Double) -> Bool {
         guard value.isFinite else { return false }
-        key(name, into: &out, first: false)
-        // `Double.write(to:)` hands its shortest round-trip digits, `description`'s text, to
-        // the stream as bytes; the sink takes over `out` for the call.
-        var sink = ByteSink()
-        swap(&sink.bytes, &out)
-        value.write(to: &sink)
-        swap(&sink.bytes, &out)
+        let start = count
+        value.write(to: &self)
         // The encoder leaves out a whole number's ".0".
-        let count = out.count
-        if count >= 2, out[count - 2] == UInt8(ascii: "."), out[count - 1] == UInt8(ascii: "0") {
-            out.removeLast(2)
+        if count - start >= 2, buffer[count - 2] == UInt8(ascii: "."), buffer[count - 1] == UInt8(ascii: "0")
+        {
+            count -= 2
         }
         return true
     }
-}
 
-/// A text stream that appends what it is given to bytes. Numbers write their digits through
-/// `_writeASCII` (the standard library's hook for ASCII output), so no string is made for them;
-/// were the hook to go, `write(_:)` would still be called with the same text.
-private struct ByteSink: TextOutputStream {
-    var bytes: [UInt8] = []
+    /// Writes `"time"` as ``EngineJSON/timestamp(_:)`` writes it; `false` for a time it writes
+    /// some other way.
+    mutating func time(_ date: Date) -> Bool {
+        put(byte: UInt8(ascii: "\""))
+        guard !overflowed,
+            ISO8601Writer.writeUTCMilliseconds(
+                date, into: UnsafeMutableBufferPointer(rebasing: buffer[count...]))
+        else { return false }
+        count += ISO8601Writer.utcMillisecondsLength
+        put(byte: UInt8(ascii: "\""))
+        return true
+    }
 
     mutating func write(_ string: String) {
-        bytes.append(contentsOf: string.utf8)
+        var string = string
+        string.withUTF8 { put($0) }
     }
 
     mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
-        bytes.append(contentsOf: buffer)
+        put(buffer)
     }
 }
