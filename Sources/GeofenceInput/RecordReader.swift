@@ -407,12 +407,7 @@ struct ParallelLines {
     /// What a line decoded to: a type of this module's own, not an optional `Result`, whose values
     /// the standard library destroys through generic witnesses (a few hundred instructions a
     /// line, as much as the rest of handing a record on).
-    enum Decoded {
-        case record(InputRecord)
-        case failure(RecordError)
-        /// A comment or blank line.
-        case nothing
-    }
+    typealias Decoded = LineOutcome
 
     /// Decodes the blocks, one thread each, then hands `take` each line's number and result in
     /// order, and empties the blocks.
@@ -441,13 +436,9 @@ struct ParallelLines {
             block.bytes.withUnsafeBufferPointer { buffer in
                 var start = 0
                 for (end, number) in block.ends {
-                    switch decoder.decode(
-                        bytes: UnsafeBufferPointer(rebasing: buffer[start..<end]), number: number)
-                    {
-                    case .success(let record?): decoded.append(.record(record))
-                    case .success(nil): decoded.append(.nothing)
-                    case .failure(let error): decoded.append(.failure(error))
-                    }
+                    decoded.append(
+                        decoder.outcome(
+                            bytes: UnsafeBufferPointer(rebasing: buffer[start..<end]), number: number))
                     start = end
                 }
             }

@@ -115,10 +115,10 @@ public struct StreamDecoder: Sendable {
             state = decide(bytes, number: number)
         }
         if case .lines = state {
-            switch lineDecoder.decode(bytes: bytes, number: number) {
-            case .success(let record?): try emit(.success(record))
+            switch lineDecoder.outcome(bytes: bytes, number: number) {
+            case .record(let record): try emit(.success(record))
             case .failure(let error): try emit(.failure(error))
-            case .success(nil): break
+            case .nothing: break
             }
             return
         }

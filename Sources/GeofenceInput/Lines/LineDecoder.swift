@@ -62,8 +62,20 @@ public struct LineDecoder: Sendable, LineRecordDecoder {
     public mutating func decode(bytes: UnsafeBufferPointer<UInt8>, number: Int) -> Result<
         InputRecord?, RecordError
     > {
+        switch outcome(bytes: bytes, number: number) {
+        case .record(let record): .success(record)
+        case .failure(let error): .failure(error)
+        case .nothing: .success(nil)
+        }
+    }
+
+    /// Reads one line as ``decode(bytes:number:)`` does, giving what it held as a type of this
+    /// module: the readers that decode every line of a file take it apart by moving it, where an
+    /// optional `Result` was taken apart by copying its record out and destroyed through the
+    /// standard library's generic value witnesses (about 120 instructions a line).
+    mutating func outcome(bytes: UnsafeBufferPointer<UInt8>, number: Int) -> LineOutcome {
         let (start, end) = LineBytes.trim(bytes)
-        if start == end || bytes[start] == UInt8(ascii: "#") { return .success(nil) }
+        if start == end || bytes[start] == UInt8(ascii: "#") { return .nothing }
         let context = LineContext(origin: origin, line: number, defaultDeviceId: deviceId)
         switch format {
         case .ndjson:
@@ -73,7 +85,7 @@ public struct LineDecoder: Sendable, LineRecordDecoder {
         case .rec:
             return recLine(bytes, start, end, context: context)
         case .csv:
-            return csv.decode(bytes: bytes, number: number)
+            return LineOutcome(csv.decode(bytes: bytes, number: number))
         case .gpx:
             return .failure(gpxIsADocument(context))
         case .json, .takeout, .geojson, .kml, .nmea, .geolife:
@@ -94,7 +106,7 @@ public struct LineDecoder: Sendable, LineRecordDecoder {
                 return json(bytes, line.payloadStart, end, context: named, as: .owntracks)
             }
             if csv.hasHeader || csv.adoptHeader(bytes, start, end) {
-                return csv.decode(bytes: bytes, number: number)
+                return LineOutcome(csv.decode(bytes: bytes, number: number))
             }
             return .failure(
                 context.error(
@@ -112,7 +124,7 @@ public struct LineDecoder: Sendable, LineRecordDecoder {
         _ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, context: LineContext,
         as format: InputFormat,
         fallbackTime: Date? = nil
-    ) -> Result<InputRecord?, RecordError> {
+    ) -> LineOutcome {
         tokens.withUnsafeMutableBufferPointer { tokens in
             do throws(JSONSyntaxError) {
                 try FlatJSONScanner.scan(
@@ -127,7 +139,7 @@ public struct LineDecoder: Sendable, LineRecordDecoder {
             let isOwnTracks =
                 format == .owntracks || (format == .auto && fields.token(.ownTracksType).kind != .absent)
             do throws(RecordError) {
-                return .success(
+                return .record(
                     isOwnTracks
                         ? try OwnTracksRecord.make(fields, fallbackTime: fallbackTime)
                         : try NDJSONRecord.make(fields))
@@ -139,18 +151,34 @@ public struct LineDecoder: Sendable, LineRecordDecoder {
 
     private mutating func recLine(
         _ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, context: LineContext
-    ) -> Result<InputRecord?, RecordError> {
+    ) -> LineOutcome {
         switch RecLine.split(bytes, start, end) {
         case .failure(let problem):
             return .failure(context.error(column: problem.column, problem.message, kind: problem.kind))
         case .success(let parts):
             guard parts.payloadStart < parts.payloadEnd, bytes[parts.payloadStart] == UInt8(ascii: "{") else {
-                return .success(
+                return .record(
                     .ignored(kind: "rec", reason: "payload is not JSON (relative topic \(parts.topic))"))
             }
             return json(
                 bytes, parts.payloadStart, parts.payloadEnd, context: context, as: .owntracks,
                 fallbackTime: Date(timeIntervalSince1970: parts.seconds))
+        }
+    }
+}
+
+/// What one line held, for the readers that decode every line of a file (``LineDecoder/outcome(bytes:number:)``).
+enum LineOutcome {
+    case record(InputRecord)
+    case failure(RecordError)
+    /// A blank, comment or header line.
+    case nothing
+
+    init(_ result: consuming Result<InputRecord?, RecordError>) {
+        switch result {
+        case .success(let record?): self = .record(record)
+        case .success(nil): self = .nothing
+        case .failure(let error): self = .failure(error)
         }
     }
 }
