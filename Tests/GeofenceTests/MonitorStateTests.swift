@@ -115,6 +115,28 @@ import Testing
         #expect(!Event.Evidence(fix: kept, visit: visit).isFix(kept))
     }
 
+    /// An event's deciding position and accuracy, read without rebuilding its fix, are what the
+    /// fix and visit it keeps give: the fix's first, then the visit's, whichever form it is kept in.
+    @Test(arguments: neighbours)
+    func evidencePositionIsTheFixesThenTheVisits(fix: Fix) {
+        var unknownAccuracy = fix
+        unknownAccuracy.horizontalAccuracy = nil
+        let visit = Visit(
+            coordinate: Map.at(300, 400), horizontalAccuracy: 45, arrival: Map.date(0), departure: nil)
+        for (fix, visit) in [
+            (fix, nil), (unknownAccuracy, nil), (nil, visit), (fix, visit), (unknownAccuracy, visit),
+        ] {
+            let event = Event(
+                identifier: "home", state: .satisfied, date: Map.date(1), confirmedAt: Map.date(2), fix: fix,
+                visit: visit)
+            #expect(event.evidenceCoordinate == (event.fix?.coordinate ?? event.visit?.coordinate))
+            #expect(
+                event.evidenceAccuracy == (event.fix?.horizontalAccuracy ?? event.visit?.horizontalAccuracy))
+        }
+        let none = Event(identifier: "home", state: .satisfied, date: Map.date(1), confirmedAt: Map.date(2))
+        #expect(none.evidenceCoordinate == nil && none.evidenceAccuracy == nil)
+    }
+
     @Test func aRestoredEngineReportsTheSameLastEvents() throws {
         var engine = MonitorStateTests.engine()
         _ = engine.ingest(MonitorStateTests.walk)

@@ -42,6 +42,12 @@ public struct Event: Codable, Sendable, Hashable {
         get { evidence?.visit }
         set { evidence = newValue == nil && fix == nil ? nil : Evidence(fix: fix, visit: newValue) }
     }
+    /// Where the deciding fix or visit was: `fix?.coordinate ?? visit?.coordinate`, read without
+    /// making the fix again (every event a fleet logs asks, and ``fix`` rebuilds a whole fix).
+    public var evidenceCoordinate: Coordinate? { evidence?.coordinate }
+    /// How accurate the deciding position was: `fix?.horizontalAccuracy ??
+    /// visit?.horizontalAccuracy`, read without making the fix again.
+    public var evidenceAccuracy: Double? { evidence?.accuracy }
 
     /// The deciding fix or visit, kept out of line and shared: a monitor keeps every condition's
     /// last event, and the twenty first determinations of a device usually come from one fix, so
@@ -88,6 +94,18 @@ public struct Event: Codable, Sendable, Hashable {
 
         var fix: Fix? { plain?.fix ?? whole?.fix }
         var visit: Visit? { whole?.visit }
+
+        /// `fix?.coordinate ?? visit?.coordinate`.
+        var coordinate: Coordinate? {
+            if let plain { return plain.coordinate }
+            return whole?.fix?.coordinate ?? whole?.visit?.coordinate
+        }
+
+        /// `fix?.horizontalAccuracy ?? visit?.horizontalAccuracy` (a plain fix comes with no visit).
+        var accuracy: Double? {
+            if let plain { return plain.horizontalAccuracy }
+            return whole?.fix?.horizontalAccuracy ?? whole?.visit?.horizontalAccuracy
+        }
 
         /// Whether this is the evidence of `fix` alone: `self.fix == fix && visit == nil`, asked
         /// without rebuilding the fix it keeps.

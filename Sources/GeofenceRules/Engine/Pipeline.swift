@@ -642,8 +642,8 @@ extension DeviceEngine {
         guard event.kind == .transition, inside || event.state == .unsatisfied else { return }
         // The dwells a live clock fired before this change was confirmed fire first.
         output.collect(evaluator.advanceClock(to: event.confirmedAt, device: name, state: &rules))
-        let coordinate = event.fix?.coordinate ?? event.visit?.coordinate
-        let accuracy = event.fix?.horizontalAccuracy ?? event.visit?.horizontalAccuracy
+        let coordinate = event.evidenceCoordinate
+        let accuracy = event.evidenceAccuracy
         let kind: Occurrence.Kind
         switch placeEvent.transition {
         case .enter: kind = .enter

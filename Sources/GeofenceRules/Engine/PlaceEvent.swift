@@ -37,10 +37,10 @@ public struct PlaceEvent: Sendable, Hashable, Codable {
         self.date = event.date
         self.confirmedAt = event.confirmedAt
         self.distance = event.signedDistanceMeters.map { ($0 * 10).rounded() / 10 }
-        let coordinate = event.fix?.coordinate ?? event.visit?.coordinate
+        let coordinate = event.evidenceCoordinate
         self.latitude = coordinate?.latitude
         self.longitude = coordinate?.longitude
-        self.accuracy = event.fix?.horizontalAccuracy ?? event.visit?.horizontalAccuracy
+        self.accuracy = event.evidenceAccuracy
         var id = StableID()
         id.add(device)
         id.add(event.identifier)
