@@ -8,8 +8,8 @@ wrote. Every figure on one line of the table is measured here, now, on this mach
 holds even on a machine whose speed drifts with other people's work: shapely's vectorised
 containment and signed distance (the monitor workload's geometry on pre-parsed numpy arrays,
 nothing else), trackintel's generate_staypoints on pre-parsed positionfixes, and geofence run as
-whole processes from the files (parsing, filter, monitor, rules, output). Each geofence figure is
-the median of N runs; the load average is printed before and after, because a shared machine is
+whole processes from the files (parsing, filter, monitor, rules, output). Each figure, the
+references' too, is the median of N runs; the load average is printed before and after, because a shared machine is
 noisy and the reader should know how noisy.
 """
 import argparse
@@ -98,8 +98,16 @@ print(f"load average before: {load_before[0]:.2f} {load_before[1]:.2f} {load_bef
 import reference  # noqa: E402  (Benchmarks/reference.py)
 
 ref = reference.Workload(work)
-containment = reference.containment_rate(ref)
-signed = reference.signed_distance_rate(ref, sample=200_000)
+
+
+def median_rate(measure, runs=args.runs):
+    """The median of `runs` measurements: a reference timed once is one moment of a shared
+    machine, which can be twice as slow as the next (the geofence figures are medians too)."""
+    return statistics.median(measure() for _ in range(runs))
+
+
+containment = median_rate(lambda: reference.containment_rate(ref))
+signed = median_rate(lambda: reference.signed_distance_rate(ref, sample=200_000))
 
 import pandas as pd  # noqa: E402
 import trackintel as ti  # noqa: E402
@@ -114,11 +122,15 @@ positionfixes = gpd.GeoDataFrame(
 )
 positionfixes.index.name = "id"
 positionfixes = ti.Positionfixes(positionfixes) if hasattr(ti, "Positionfixes") else positionfixes
-start = time.perf_counter()
-_, staypoints = positionfixes.as_positionfixes.generate_staypoints(
-    method="sliding", dist_threshold=200, time_threshold=20
-)
-trackintel_rate = len(frame) / (time.perf_counter() - start)
+
+
+def trackintel_staypoints_rate():
+    start = time.perf_counter()
+    positionfixes.as_positionfixes.generate_staypoints(method="sliding", dist_threshold=200, time_threshold=20)
+    return len(frame) / (time.perf_counter() - start)
+
+
+trackintel_rate = median_rate(trackintel_staypoints_rate)
 
 # geofence, whole processes from the files.
 places = os.path.join(work, "places.yaml")
@@ -189,7 +201,7 @@ row("simulate day --interval 1s", statistics.median(simulate_seconds), "s/day", 
 load_after = os.getloadavg()
 print(f"load average after:  {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}")
 print(f"inputs: {fix_count:,} fixes (1 device), {commute_count:,} (commute days), {device_lines:,} (10k devices), "
-      f"{stay_count:,} (stays); geofence figures are medians of {args.runs} runs")
+      f"{stay_count:,} (stays); all figures are medians of {args.runs} runs")
 print()
 print("| benchmark | geofence | reference | ratio | goal | met |")
 print("| --- | ---: | --- | ---: | ---: | --- |")
