@@ -83,13 +83,17 @@ enum ReplayCommand: Command {
         @Sendable func render(
             _ position: Int, _ output: consuming PipelineOutput?, of batch: [InputRecord]
         ) -> RenderedRecord {
-            guard let output else { return RenderedRecord(text: nil, counts: RecordCounts(ignored: true)) }
-            var text = printer.text(of: output)
+            guard let output else { return RenderedRecord(lines: nil, counts: RecordCounts(ignored: true)) }
+            var lines = printer.lines(of: output)
             if let reason = output.dropped, verbose, let fix = batch[position].fix {
-                let line = printer.droppedText(fix, reason: reason)
-                text = text.map { line + "\n" + $0 } ?? line
+                var dropped = Array(printer.droppedText(fix, reason: reason).utf8)
+                if let lines {
+                    dropped.append(UInt8(ascii: "\n"))
+                    dropped.append(contentsOf: lines)
+                }
+                lines = dropped
             }
-            return RenderedRecord(text: text, counts: RecordCounts(output))
+            return RenderedRecord(lines: lines, counts: RecordCounts(output))
         }
         func process(_ batch: [InputRecord]) {
             // The batch is counted apart and added to `summary` at its end: `summary` is shared with
@@ -104,7 +108,7 @@ enum ReplayCommand: Command {
                     render: { position, output in render(position, output, of: batch) },
                     each: { _, rendered in
                         counts.add(rendered.counts)
-                        if let text = rendered.text { printer.write(text) }
+                        if let lines = rendered.lines { printer.write(lines) }
                     })
                 start = end
             }
@@ -146,8 +150,8 @@ enum ReplayCommand: Command {
 /// What one record's output comes to in replay, made on the thread that processed the record:
 /// the text printed for it and what it adds to the summary.
 struct RenderedRecord {
-    /// The record's lines joined by newlines; `nil` when it prints nothing.
-    var text: String?
+    /// The record's lines (UTF-8) joined by newlines; `nil` when it prints nothing.
+    var lines: [UInt8]?
     var counts: RecordCounts
 }
 

@@ -41,13 +41,15 @@ struct ReplayPrinter: Sendable {
     }
 
     func print(_ result: PipelineOutput) {
-        if let text = text(of: result) { write(text) }
+        if let lines = lines(of: result) { write(lines) }
     }
 
-    /// The lines ``print(_:)`` writes for `result`, joined by newlines (without the last);
-    /// `nil` when it writes nothing. Touches nothing but its arguments, so outputs can be
-    /// rendered on several threads at once and written, in order, on one.
-    func text(of result: PipelineOutput) -> String? {
+    /// The lines ``print(_:)`` writes for `result`, as UTF-8, joined by newlines (without the
+    /// last); `nil` when it writes nothing. Touches nothing but its arguments, so outputs can be
+    /// rendered on several threads at once and written, in order, on one. Bytes, not a string:
+    /// they go to the output as they are, where a string of a fleet's twenty events a record was
+    /// checked as UTF-8 and copied again.
+    func lines(of result: PipelineOutput) -> [UInt8]? {
         guard !result.isEmpty else { return nil }
         // One buffer for all the lines, made a string once: a fleet's first determinations are
         // twenty events for one fix.
@@ -85,10 +87,10 @@ struct ReplayPrinter: Sendable {
             add(table ? row(action) : json("action", action))
         }
         // `run` leaves actions out, so an output with only actions (an engine event) prints nothing.
-        return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+        return bytes.isEmpty ? nil : bytes
     }
 
-    /// The line `--verbose` prints for a fix the filter dropped; like ``text(of:)``, safe on any
+    /// The line `--verbose` prints for a fix the filter dropped; like ``lines(of:)``, safe on any
     /// thread.
     func droppedText(_ fix: Fix, reason: FixFilter.Reason) -> String {
         let line = DroppedLine(
@@ -100,8 +102,17 @@ struct ReplayPrinter: Sendable {
     /// Writes `text` and a newline: at once, or into the buffer (a record's lines, unbuffered, go
     /// out in one write).
     func write(_ text: String) {
-        guard let buffer else { return output.write(Data((text + "\n").utf8)) }
-        buffer.append(text)
+        write(Array(text.utf8))
+    }
+
+    /// Writes `lines` (UTF-8) and a newline, as ``write(_:)-(String)`` writes a text.
+    func write(_ lines: [UInt8]) {
+        guard let buffer else {
+            var data = Data(lines)
+            data.append(UInt8(ascii: "\n"))
+            return output.write(data)
+        }
+        buffer.append(lines)
         if buffer.count >= OutputBuffer.limit { buffer.flush(to: output) }
     }
 
@@ -214,8 +225,8 @@ final class OutputBuffer: @unchecked Sendable {
 
     var count: Int { bytes.count }
 
-    func append(_ line: String) {
-        bytes.append(contentsOf: line.utf8)
+    func append(_ lines: [UInt8]) {
+        bytes.append(contentsOf: lines)
         bytes.append(UInt8(ascii: "\n"))
     }
 
