@@ -151,6 +151,38 @@ import Testing
         #expect(result.guardIntact)
     }
 
+    /// Numbers of whole tenths, written without the standard library's digit search, are
+    /// written as the encoder writes them (`description`, without a whole number's ".0").
+    @Test func tenthsAreWrittenAsTheEncoderWritesThem() throws {
+        var generator = SystemRandomNumberGenerator()
+        var values: [Double] = [
+            0.1, -0.1, 0.5, 1, 9.9, 10, 12.3, -4.7, 99_999_999_999_999.9, 1e14 - 0.1, 5556.9,
+        ]
+        for digits in 1...15 {
+            let limit = Int64(truncating: pow(10, Double(digits)) as NSNumber)
+            for _ in 0..<2_000 {
+                let tenths = Int64.random(in: -limit...limit, using: &generator)
+                values.append(Double(tenths) / 10)
+                values.append((Double(tenths) / 10 * 10).rounded() / 10)
+            }
+        }
+        // Near the edges of the fast form, and numbers it leaves to `description`.
+        values += [1e14, 1e15, 0.05, 0.01, 1e-7, 0.3 * 3, 2.675, 123_456_789_012_345_680]
+        for value in values {
+            var expected = value.description
+            if expected.hasSuffix(".0") { expected.removeLast(2) }
+            let result = withLine(capacity: 64) { line in
+                let written = line.number(value)
+                #expect(written)
+            }
+            #expect(
+                result.text == expected, "\(value) (tenths \(String(describing: LineBuffer.tenths(value))))")
+        }
+        #expect(LineBuffer.tenths(12.3) == 123)
+        #expect(LineBuffer.tenths(0.3 * 3) == nil)
+        #expect(LineBuffer.tenths(0) == nil)
+    }
+
     @Test func aKeyThatDoesNotFitMarksTheLine() {
         let result = withLine(capacity: 4) { line in line.put("{\"type\":") }
         #expect(result.overflowed)

@@ -232,6 +232,10 @@ struct LineBuffer: TextOutputStream {
     /// Writes a number as the encoder does; `false` for one that is not finite.
     mutating func number(_ value: Double) -> Bool {
         guard value.isFinite else { return false }
+        if let tenths = Self.tenths(value) {
+            put(tenths: tenths)
+            return true
+        }
         let start = count
         value.write(to: &self)
         // The encoder leaves out a whole number's ".0".
@@ -240,6 +244,47 @@ struct LineBuffer: TextOutputStream {
             count -= 2
         }
         return true
+    }
+
+    /// `value` as a whole number of tenths, when it is the double nearest one, between 0.1 and
+    /// 10^14 in size; `nil` otherwise. An event's distance is rounded to tenths and most
+    /// accuracies are whole metres: such a number has at most 15 significant digits, and no two
+    /// decimals of 15 digits or fewer give the same double, so its tenths are the shortest digits
+    /// that give it back, the digits `description` writes (with no exponent in that range).
+    static func tenths(_ value: Double) -> Int64? {
+        let scaled = value * 10
+        guard scaled.magnitude >= 1, scaled.magnitude < 1e15, scaled == scaled.rounded(.towardZero) else {
+            return nil
+        }
+        let tenths = Int64(scaled)
+        return Double(tenths) / 10 == value ? tenths : nil
+    }
+
+    /// Writes a number of tenths as `description` writes it, without a whole number's ".0".
+    private mutating func put(tenths: Int64) {
+        // At most 15 digits, a sign and a point.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var rest = tenths.magnitude
+            var index = digits.count
+            let fraction = rest % 10
+            rest /= 10
+            if fraction != 0 {
+                index -= 1
+                digits[index] = UInt8(ascii: "0") + UInt8(fraction)
+                index -= 1
+                digits[index] = UInt8(ascii: ".")
+            }
+            repeat {
+                index -= 1
+                digits[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            if tenths < 0 {
+                index -= 1
+                digits[index] = UInt8(ascii: "-")
+            }
+            put(UnsafeBufferPointer(rebasing: digits[index...]))
+        }
     }
 
     /// Writes `"time"` as ``EngineJSON/timestamp(_:)`` writes it; `false` for a time it writes
