@@ -83,7 +83,11 @@ enum ReplayCommand: Command {
         @Sendable func render(
             _ position: Int, _ output: consuming PipelineOutput?, of batch: [InputRecord]
         ) -> RenderedRecord {
-            guard let output else { return RenderedRecord(lines: nil, counts: RecordCounts(ignored: true)) }
+            // Moved out of the optional, not copied: a copy of an output, and the destruction of
+            // the original after, went through its type's runtime witnesses for every record.
+            guard let output = consume output else {
+                return RenderedRecord(lines: nil, counts: RecordCounts(ignored: true))
+            }
             var lines = printer.lines(of: output)
             if let reason = output.dropped, verbose, let fix = batch[position].fix {
                 var dropped = Array(printer.droppedText(fix, reason: reason).utf8)
