@@ -129,38 +129,19 @@ enum EventLineWriter {
         160 + 4 * LineBuffer.numberCapacity + 2 * (ISO8601Writer.utcMillisecondsLength + 2)
 
     private static func write(_ type: String, _ event: PlaceEvent, into line: inout LineBuffer) -> Bool {
-        line.put("{\"type\":")
-        guard line.text(type) else { return false }
-        if let accuracy = event.accuracy {
-            line.put(",\"accuracy\":")
-            guard line.number(accuracy) else { return false }
-        }
-        line.put(",\"confirmedAt\":")
-        guard line.time(event.confirmedAt) else { return false }
-        line.put(",\"date\":")
-        guard line.time(event.date) else { return false }
-        line.put(",\"device\":")
-        guard line.text(event.device) else { return false }
-        if let distance = event.distance {
-            line.put(",\"distance\":")
-            guard line.number(distance) else { return false }
-        }
-        line.put(",\"id\":")
-        guard line.text(event.id) else { return false }
-        if let latitude = event.latitude {
-            line.put(",\"latitude\":")
-            guard line.number(latitude) else { return false }
-        }
-        if let longitude = event.longitude {
-            line.put(",\"longitude\":")
-            guard line.number(longitude) else { return false }
-        }
-        line.put(",\"place\":")
-        guard line.text(event.place) else { return false }
-        line.put(",\"state\":")
-        guard line.text(event.state.rawValue) else { return false }
-        line.put(",\"transition\":")
-        guard line.text(event.transition.rawValue) else { return false }
+        guard line.member("{\"type\":", text: type),
+            line.member(",\"accuracy\":", number: event.accuracy),
+            line.member(",\"confirmedAt\":", time: event.confirmedAt),
+            line.member(",\"date\":", time: event.date),
+            line.member(",\"device\":", text: event.device),
+            line.member(",\"distance\":", number: event.distance),
+            line.member(",\"id\":", text: event.id),
+            line.member(",\"latitude\":", number: event.latitude),
+            line.member(",\"longitude\":", number: event.longitude),
+            line.member(",\"place\":", text: event.place),
+            line.member(",\"state\":", text: event.state.rawValue),
+            line.member(",\"transition\":", text: event.transition.rawValue)
+        else { return false }
         line.put("}")
         return !line.overflowed
     }
@@ -211,6 +192,27 @@ struct LineBuffer: TextOutputStream {
         }
         buffer[count] = byte
         count += 1
+    }
+
+    /// Writes a member, `key` being its comma (or brace), name and colon; `false` when its text
+    /// cannot be written here (see ``text(_:)``).
+    mutating func member(_ key: StaticString, text value: String) -> Bool {
+        put(key)
+        return text(value)
+    }
+
+    /// Writes a member, or nothing for an absent number (the encoder leaves it out); `false` for
+    /// a number that is not finite.
+    mutating func member(_ key: StaticString, number value: Double?) -> Bool {
+        guard let value else { return true }
+        put(key)
+        return number(value)
+    }
+
+    /// Writes a member whose value is a time; `false` for a time written some other way.
+    mutating func member(_ key: StaticString, time value: Date) -> Bool {
+        put(key)
+        return time(value)
     }
 
     /// Writes `"text"`; `false` when the text has a byte the encoder would escape (a quote, a
