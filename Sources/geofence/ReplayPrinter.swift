@@ -87,7 +87,17 @@ struct ReplayPrinter: Sendable {
             add(table ? row(action) : json("action", action))
         }
         // `run` leaves actions out, so an output with only actions (an engine event) prints nothing.
-        return bytes.isEmpty ? nil : bytes
+        guard !bytes.isEmpty else { return nil }
+        // Kept until the records around it are rendered too (a chunk of them at a time, see
+        // `ReplayCommand.outputChunk`): the buffer, reserved by a guess and doubled when a line
+        // passes it, is given back for a copy of the lines' own size. Returned as it was, the
+        // 10,000-device replay's peak memory was 4.5 MB higher.
+        guard bytes.capacity - bytes.count > 256 else { return bytes }
+        return bytes.withUnsafeBufferPointer { lines in
+            [UInt8](unsafeUninitializedCapacity: lines.count) { copy, count in
+                count = copy.initialize(fromContentsOf: lines)
+            }
+        }
     }
 
     /// The line `--verbose` prints for a fix the filter dropped; like ``lines(of:)``, safe on any
