@@ -404,14 +404,9 @@ struct ParallelLines {
         blocks[current].ends.append((blocks[current].bytes.count, number))
     }
 
-    /// What a line decoded to: a type of this module's own, not an optional `Result`, whose values
-    /// the standard library destroys through generic witnesses (a few hundred instructions a
-    /// line, as much as the rest of handing a record on).
-    typealias Decoded = LineOutcome
-
     /// Decodes the blocks, one thread each, then hands `take` each line's number and result in
     /// order, and empties the blocks.
-    mutating func decode(_ take: (Int, consuming Decoded) throws -> Void) rethrows {
+    mutating func decode(_ take: (Int, consuming LineOutcome) throws -> Void) rethrows {
         guard let template = decoder else { return }
         let used = current + 1
         let results = Self.decoded(blocks, count: used, template: template)
@@ -456,7 +451,7 @@ struct ParallelLines {
 /// witnesses, which cost several hundred instructions a line. Here only the results not handed
 /// out (when `take` throws) are destroyed.
 private final class DecodedBlock: @unchecked Sendable {
-    private let base: UnsafeMutablePointer<ParallelLines.Decoded>
+    private let base: UnsafeMutablePointer<LineOutcome>
     private let capacity: Int
     /// How many results the block holds.
     private(set) var count = 0
@@ -469,14 +464,14 @@ private final class DecodedBlock: @unchecked Sendable {
     }
 
     /// Adds the next line's result; a block holds one for each of its lines, no more.
-    func append(_ result: consuming ParallelLines.Decoded) {
+    func append(_ result: consuming LineOutcome) {
         precondition(count < capacity, "a block holds one result for each of its lines")
         (base + count).initialize(to: result)
         count += 1
     }
 
     /// Moves the next result out; called once for each result, in order.
-    func takeNext() -> ParallelLines.Decoded {
+    func takeNext() -> LineOutcome {
         precondition(taken < count, "every result of a block is taken once")
         defer { taken += 1 }
         return (base + taken).move()

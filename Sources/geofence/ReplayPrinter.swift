@@ -51,8 +51,8 @@ struct ReplayPrinter: Sendable {
     /// checked as UTF-8 and copied again.
     func lines(of result: PipelineOutput) -> [UInt8]? {
         guard !result.isEmpty else { return nil }
-        // One buffer for all the lines, made a string once: a fleet's first determinations are
-        // twenty events for one fix.
+        // One buffer for all the lines: a fleet's first determinations are twenty events for one
+        // fix.
         var bytes: [UInt8] = []
         bytes.reserveCapacity(result.placeEvents.count * 300)
         func newLine() {

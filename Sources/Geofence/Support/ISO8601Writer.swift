@@ -113,23 +113,12 @@ public struct ISO8601Writer: Sendable {
         }
     }
 
-    /// How many bytes ``appendUTCMilliseconds(_:to:)`` writes: `2026-03-03T08:00:42.109Z`.
+    /// How many bytes ``writeUTCMilliseconds(_:into:)`` writes: `2026-03-03T08:00:42.109Z`.
     public static let utcMillisecondsLength = 24
     /// Unix seconds of the start of year 10000, which the four-digit form cannot hold.
     private static let yearTenThousand = 253_402_300_800.0
     /// Unix seconds of 15 October 1582, the first day of the Gregorian calendar.
     private static let gregorianStart = -12_219_292_800.0
-
-    /// Appends the bytes ``utcMilliseconds(_:)`` would write, without making a string (writing
-    /// many events into one buffer); `false`, with nothing appended, for a date that
-    /// ``utcMilliseconds(_:)`` writes some other way (before 15 October 1582, after 9999).
-    public static func appendUTCMilliseconds(_ date: Date, to bytes: inout [UInt8]) -> Bool {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: utcMillisecondsLength) { buffer in
-            guard writeUTCMilliseconds(date, into: buffer) else { return false }
-            bytes.append(contentsOf: UnsafeBufferPointer(buffer))
-            return true
-        }
-    }
 
     /// Writes the ``utcMillisecondsLength`` bytes ``utcMilliseconds(_:)`` would write at the start
     /// of `buffer` (a line being written in place); `false`, with nothing written, for a date it
