@@ -333,10 +333,12 @@ public struct Pipeline: Sendable {
     /// Processes one input record. `arrivedAt` is the wall-clock arrival for live input, `nil` in
     /// replay.
     ///
-    /// The record is taken, not borrowed, so that its fix is moved out of it rather than copied
-    /// (a fix is large, and the caller has made its own copy of the record anyway).
-    public mutating func process(_ record: consuming InputRecord, arrivedAt: Date?) -> PipelineOutput? {
-        switch consume record {
+    /// The record is borrowed, and its fix read where it lies: a record is a box made on a
+    /// decoding thread, and taking it (a copy of the record for the call, and the fix copied out
+    /// of the shared box) wrote the box's reference count from this thread, a retain and a release
+    /// on a cache line the other core had written, for every record.
+    public mutating func process(_ record: borrowing InputRecord, arrivedAt: Date?) -> PipelineOutput? {
+        switch record {
         case .fix(let fix): process(fix, arrivedAt: arrivedAt)
         case .visit(let visit):
             process(deliveredVisit: visit, device: rules.people.device(Pipeline.defaultDevice))

@@ -100,8 +100,13 @@ public struct ShardedPipeline: Sendable {
         let count = shards.count
         let first = range.lowerBound
         if count == 1 {
-            for index in range {
-                body(index, render(index, processOnShard(0, records[index], arrivedAt: arrivedAt)))
+            // Each record is lent to the pipeline where it lies in the batch: read through the
+            // array's subscript, it was copied for the call (its box retained and released on this
+            // thread; see ``Pipeline/process(_:arrivedAt:)``).
+            records.withUnsafeBufferPointer { records in
+                for index in range {
+                    body(index, render(index, processOnShard(0, records[index], arrivedAt: arrivedAt)))
+                }
             }
             return
         }
@@ -119,16 +124,18 @@ public struct ShardedPipeline: Sendable {
         }
         if busyCount <= 1 {
             let shard = lastBusy
-            for slot in owners.indices {
-                let position = first + slot
-                // The others are records that move nothing.
-                guard owners[slot] == shard else {
-                    body(position, render(position, nil))
-                    continue
+            records.withUnsafeBufferPointer { records in
+                for slot in owners.indices {
+                    let position = first + slot
+                    // The others are records that move nothing.
+                    guard owners[slot] == shard else {
+                        body(position, render(position, nil))
+                        continue
+                    }
+                    body(
+                        position,
+                        render(position, processOnShard(shard, records[position], arrivedAt: arrivedAt)))
                 }
-                body(
-                    position, render(position, processOnShard(shard, records[position], arrivedAt: arrivedAt))
-                )
             }
             return
         }
@@ -141,10 +148,12 @@ public struct ShardedPipeline: Sendable {
             let slots = OutputSlots(buffer: buffer)
             DispatchQueue.concurrentPerform(iterations: count) { shard in
                 var pipeline = box.take(shard: shard)
-                for slot in owners.indices where owners[slot] == shard {
-                    let position = first + slot
-                    slots.buffer[slot] = render(
-                        position, pipeline.process(records[position], arrivedAt: arrivedAt))
+                records.withUnsafeBufferPointer { records in
+                    for slot in owners.indices where owners[slot] == shard {
+                        let position = first + slot
+                        slots.buffer[slot] = render(
+                            position, pipeline.process(records[position], arrivedAt: arrivedAt))
+                    }
                 }
                 box.put(shard: shard, pipeline: pipeline)
             }
@@ -190,7 +199,9 @@ public struct ShardedPipeline: Sendable {
 
     /// One record through one shard's pipeline, on the calling thread.
     @usableFromInline
-    mutating func processOnShard(_ shard: Int, _ record: InputRecord, arrivedAt: Date?) -> PipelineOutput? {
+    mutating func processOnShard(_ shard: Int, _ record: borrowing InputRecord, arrivedAt: Date?)
+        -> PipelineOutput?
+    {
         shards[shard].process(record, arrivedAt: arrivedAt)
     }
 

@@ -76,7 +76,7 @@ struct DecodedLines {
             }
             if isFix { fixes += 1 }
             entries.append(.record(records.count, isFix: isFix, isIgnored: isIgnored))
-            records.append(record)
+            records.append(consume record)
         case .failure(let failure):
             entries.append(.failure(failure))
         }
