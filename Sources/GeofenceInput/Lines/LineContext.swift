@@ -16,7 +16,14 @@ struct LineContext {
         }
     }
 
-    let origin: Origin
+    /// The source's origin, not retained: a line decoder holds its origin for as long as the
+    /// contexts of its lines live (they live for the line's call), and a context retaining it cost
+    /// two retains and two releases a line (an atomic each) on the decoding threads. A context
+    /// that made its own origin holds it in ``keeper``.
+    unowned(unsafe) let origin: Origin
+    /// The origin this context made for itself (``init(source:line:zone:defaultDeviceId:)``),
+    /// held so it lives as long as the context; `nil` when the caller holds it.
+    private let keeper: Origin?
     let line: Int
     /// The device to name when a record names none.
     let defaultDeviceId: String?
@@ -24,16 +31,23 @@ struct LineContext {
     var source: String { origin.source }
     var zone: LocalZone { origin.zone }
 
-    /// A context of a source's line, sharing the source's ``Origin``.
+    /// A context of a source's line, sharing the source's ``Origin``, which the caller holds for
+    /// as long as the context lives.
     init(origin: Origin, line: Int, defaultDeviceId: String?) {
         self.origin = origin
+        self.keeper = nil
         self.line = line
         self.defaultDeviceId = defaultDeviceId
     }
 
-    /// A context for a reader that makes one now and then (a document's points).
+    /// A context for a reader that makes one now and then (a document's points), holding an
+    /// origin of its own.
     init(source: String, line: Int, zone: LocalZone, defaultDeviceId: String?) {
-        self.init(origin: Origin(source: source, zone: zone), line: line, defaultDeviceId: defaultDeviceId)
+        let origin = Origin(source: source, zone: zone)
+        self.origin = origin
+        self.keeper = origin
+        self.line = line
+        self.defaultDeviceId = defaultDeviceId
     }
 
     func error(

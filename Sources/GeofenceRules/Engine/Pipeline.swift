@@ -333,10 +333,8 @@ public struct Pipeline: Sendable {
     /// Processes one input record. `arrivedAt` is the wall-clock arrival for live input, `nil` in
     /// replay.
     ///
-    /// The record is borrowed, and its fix read where it lies: a record is a box made on a
-    /// decoding thread, and taking it (a copy of the record for the call, and the fix copied out
-    /// of the shared box) wrote the box's reference count from this thread, a retain and a release
-    /// on a cache line the other core had written, for every record.
+    /// The record is borrowed: taken, the caller copied it for the call (the fix with a retain of
+    /// each of its strings) and the copy was destroyed here.
     public mutating func process(_ record: borrowing InputRecord, arrivedAt: Date?) -> PipelineOutput? {
         switch record {
         case .fix(let fix): process(fix, arrivedAt: arrivedAt)
@@ -345,6 +343,17 @@ public struct Pipeline: Sendable {
         case .transition(let transition): process(transition)
         case .ignored: nil
         }
+    }
+
+    /// ``process(_:arrivedAt:)`` for a record read where it lies in a batch (a sharded
+    /// pipeline's): only its fix is copied out, not the whole record. A record passed as a value
+    /// from an array was copied for the call whatever the parameter's convention (the compiler
+    /// cannot tell that the call leaves the batch alone), with a retain and a release of each of
+    /// its strings and a call through the record's copy and destroy witnesses.
+    @usableFromInline
+    mutating func process(recordAt record: UnsafePointer<InputRecord>, arrivedAt: Date?) -> PipelineOutput? {
+        if case .fix(let fix) = record.pointee { return process(fix, arrivedAt: arrivedAt) }
+        return process(record.pointee, arrivedAt: arrivedAt)
     }
 
     /// Processes the phone's own region decision: an OwnTracks transition whose `desc` names a

@@ -34,8 +34,8 @@ public struct ShardedPipeline: Sendable {
 
     /// The device a record names, as it names it (before the rules' `people:` give the device's
     /// own name); `nil` for a record that moves nothing.
-    static func givenDevice(of record: InputRecord) -> String? {
-        switch record {
+    static func givenDevice(of record: UnsafePointer<InputRecord>) -> String? {
+        switch record.pointee {
         case .fix(let fix): Pipeline.givenDevice(deviceId: fix.deviceId, label: fix.label)
         case .visit: Pipeline.defaultDevice
         case .transition(let transition):
@@ -99,13 +99,14 @@ public struct ShardedPipeline: Sendable {
     ) {
         let count = shards.count
         let first = range.lowerBound
+        // Each record is read where it lies in the batch: passed as a value, even borrowed, it was
+        // copied for the call (a whole record, with a retain and a release of each of its strings,
+        // about 250 instructions a record; see ``Pipeline/process(recordAt:arrivedAt:)``).
         if count == 1 {
-            // Each record is lent to the pipeline where it lies in the batch: read through the
-            // array's subscript, it was copied for the call (its box retained and released on this
-            // thread; see ``Pipeline/process(_:arrivedAt:)``).
             records.withUnsafeBufferPointer { records in
+                guard let base = records.baseAddress else { return }
                 for index in range {
-                    body(index, render(index, processOnShard(0, records[index], arrivedAt: arrivedAt)))
+                    body(index, render(index, processOnShard(0, base + index, arrivedAt: arrivedAt)))
                 }
             }
             return
@@ -125,6 +126,7 @@ public struct ShardedPipeline: Sendable {
         if busyCount <= 1 {
             let shard = lastBusy
             records.withUnsafeBufferPointer { records in
+                guard let base = records.baseAddress else { return }
                 for slot in owners.indices {
                     let position = first + slot
                     // The others are records that move nothing.
@@ -134,7 +136,7 @@ public struct ShardedPipeline: Sendable {
                     }
                     body(
                         position,
-                        render(position, processOnShard(shard, records[position], arrivedAt: arrivedAt)))
+                        render(position, processOnShard(shard, base + position, arrivedAt: arrivedAt)))
                 }
             }
             return
@@ -149,10 +151,11 @@ public struct ShardedPipeline: Sendable {
             DispatchQueue.concurrentPerform(iterations: count) { shard in
                 var pipeline = box.take(shard: shard)
                 records.withUnsafeBufferPointer { records in
+                    guard let base = records.baseAddress else { return }
                     for slot in owners.indices where owners[slot] == shard {
                         let position = first + slot
                         slots.buffer[slot] = render(
-                            position, pipeline.process(records[position], arrivedAt: arrivedAt))
+                            position, pipeline.process(recordAt: base + position, arrivedAt: arrivedAt))
                     }
                 }
                 box.put(shard: shard, pipeline: pipeline)
@@ -183,26 +186,29 @@ public struct ShardedPipeline: Sendable {
         let people = shards[0].rules.people
         var lastName: String?
         var lastShard = -1
-        for index in range {
-            guard let name = ShardedPipeline.givenDevice(of: records[index]) else { continue }
-            if name != lastName {
-                // A person's devices that share their rules go together, to the person's shard.
-                let device = people.device(name)
-                lastShard = ShardedPipeline.shard(
-                    ofDevice: people.sharingPerson(ofDevice: device) ?? device, count: count)
-                lastName = name
+        records.withUnsafeBufferPointer { records in
+            guard let base = records.baseAddress else { return }
+            for index in range {
+                guard let name = ShardedPipeline.givenDevice(of: base + index) else { continue }
+                if name != lastName {
+                    // A person's devices that share their rules go together, to the person's shard.
+                    let device = people.device(name)
+                    lastShard = ShardedPipeline.shard(
+                        ofDevice: people.sharingPerson(ofDevice: device) ?? device, count: count)
+                    lastName = name
+                }
+                owner[index - range.lowerBound] = lastShard
             }
-            owner[index - range.lowerBound] = lastShard
         }
         return owner
     }
 
     /// One record through one shard's pipeline, on the calling thread.
     @usableFromInline
-    mutating func processOnShard(_ shard: Int, _ record: borrowing InputRecord, arrivedAt: Date?)
+    mutating func processOnShard(_ shard: Int, _ record: UnsafePointer<InputRecord>, arrivedAt: Date?)
         -> PipelineOutput?
     {
-        shards[shard].process(record, arrivedAt: arrivedAt)
+        shards[shard].process(recordAt: record, arrivedAt: arrivedAt)
     }
 
     /// Hands the pipelines to a box that becomes their only owner while the shards' threads run.
