@@ -4,7 +4,7 @@ import Foundation
 ///
 /// The straight line between two points is never longer than any path on the surface between
 /// them, so the distance between two `EarthPoint`s (a chord) is a lower bound on their geodesic
-/// distance. The monitor computes one per fix (four trigonometric calls) and then bounds its
+/// distance. The monitor computes one per fix (two sines and two cosines) and then bounds its
 /// distance to every place with a few multiplications, so that places far from the fix need no
 /// trigonometry at all.
 struct EarthPoint: Sendable, Hashable {
@@ -19,13 +19,14 @@ struct EarthPoint: Sendable, Hashable {
         self.z = z
     }
 
-    /// The point at a coordinate, on the ellipsoid's surface.
+    /// The point at a coordinate, on the ellipsoid's surface, to a few nanometres (the angles'
+    /// sines and cosines through ``QuickTrig``).
     init(_ coordinate: Coordinate) {
-        let phi = radians(coordinate.latitude), lambda = radians(coordinate.longitude)
-        let sinPhi = sin(phi), cosPhi = cos(phi)
+        let (sinPhi, cosPhi) = QuickTrig.sinCos(radians(coordinate.latitude))
+        let (sinLambda, cosLambda) = QuickTrig.sinCos(radians(coordinate.longitude))
         let n = WGS84.primeVerticalRadius(sin2: sinPhi * sinPhi)
-        x = n * cosPhi * cos(lambda)
-        y = n * cosPhi * sin(lambda)
+        x = n * cosPhi * cosLambda
+        y = n * cosPhi * sinLambda
         z = n * (1 - WGS84.e2) * sinPhi
     }
 
