@@ -103,6 +103,15 @@ public struct StreamDecoder: Sendable {
         return results
     }
 
+    /// Reads one line as ``decode(bytes:number:_:)`` does when the input is read a line at a time
+    /// by itself (the line formats, once the first line has said which), giving what the line held
+    /// as a type of this module (no `Result` made for each line and taken apart by the caller);
+    /// `nil`, having read nothing, otherwise: the caller then reads the line with `decode`.
+    package mutating func lineOutcome(bytes: UnsafeBufferPointer<UInt8>, number: Int) -> LineOutcome? {
+        guard case .lines = state else { return nil }
+        return lineDecoder.outcome(bytes: bytes, number: number)
+    }
+
     /// Reads one line given as UTF-8 bytes, handing `emit` what it holds (no array per line).
     public mutating func decode(
         bytes: UnsafeBufferPointer<UInt8>, number: Int,

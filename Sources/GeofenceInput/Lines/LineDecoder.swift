@@ -170,7 +170,7 @@ public struct LineDecoder: Sendable, LineRecordDecoder {
 /// What one line held, for the readers that decode every line of a file
 /// (``LineDecoder/outcome(bytes:number:)``): a type of this module's own, not an optional
 /// `Result`, whose values the standard library copies and destroys through generic witnesses.
-enum LineOutcome {
+package enum LineOutcome {
     case record(InputRecord)
     case failure(RecordError)
     /// A blank, comment or header line.

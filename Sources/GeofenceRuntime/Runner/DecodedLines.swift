@@ -52,6 +52,7 @@ struct DecodedLines {
                 return
             }
             if crashText == nil, Self.isASCII(bytes) {
+                if let outcome = decoder.lineOutcome(bytes: bytes, number: Int(number)) { return add(outcome) }
                 return decoder.decode(bytes: bytes, number: Int(number)) { add($0) }
             }
             var text = String(decoding: bytes, as: UTF8.self)
@@ -62,24 +63,36 @@ struct DecodedLines {
         }
     }
 
+    /// Takes a line's outcome apart by moving it, as a result is.
+    private mutating func add(_ outcome: consuming LineOutcome) {
+        switch consume outcome {
+        case .record(let record): add(record)
+        case .failure(let failure): entries.append(.failure(failure))
+        case .nothing: break
+        }
+    }
+
     /// Takes the result apart by moving it: a copy of the record out of it, and the destruction
     /// of the result after, cost a retain and a release of the record's box for every line.
     private mutating func add(_ result: consuming Result<InputRecord, RecordError>) {
         switch consume result {
-        case .success(let record):
-            var isFix = false
-            var isIgnored = false
-            switch record {
-            case .fix: isFix = true
-            case .ignored: isIgnored = true
-            default: break
-            }
-            if isFix { fixes += 1 }
-            entries.append(.record(records.count, isFix: isFix, isIgnored: isIgnored))
-            records.append(consume record)
-        case .failure(let failure):
-            entries.append(.failure(failure))
+        case .success(let record): add(record)
+        case .failure(let failure): entries.append(.failure(failure))
         }
+    }
+
+    /// Adds a record, moved into ``records``.
+    private mutating func add(_ record: consuming InputRecord) {
+        var isFix = false
+        var isIgnored = false
+        switch record {
+        case .fix: isFix = true
+        case .ignored: isIgnored = true
+        default: break
+        }
+        if isFix { fixes += 1 }
+        entries.append(.record(records.count, isFix: isFix, isIgnored: isIgnored))
+        records.append(record)
     }
 
     /// Whether every byte is ASCII, so the bytes are already the UTF-8 a `String` of them would hold.
