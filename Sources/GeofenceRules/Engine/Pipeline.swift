@@ -351,7 +351,9 @@ public struct Pipeline: Sendable {
     /// cannot tell that the call leaves the batch alone), with a retain and a release of each of
     /// its strings and a call through the record's copy and destroy witnesses.
     @usableFromInline
-    mutating func process(recordAt record: UnsafePointer<InputRecord>, arrivedAt: Date?) -> PipelineOutput? {
+    package mutating func process(recordAt record: UnsafePointer<InputRecord>, arrivedAt: Date?)
+        -> PipelineOutput?
+    {
         if case .fix(let fix) = record.pointee { return process(fix, arrivedAt: arrivedAt) }
         return process(record.pointee, arrivedAt: arrivedAt)
     }

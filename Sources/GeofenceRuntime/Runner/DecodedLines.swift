@@ -52,7 +52,9 @@ struct DecodedLines {
                 return
             }
             if crashText == nil, Self.isASCII(bytes) {
-                if let outcome = decoder.lineOutcome(bytes: bytes, number: Int(number)) { return add(outcome) }
+                if let outcome = decoder.lineOutcome(bytes: bytes, number: Int(number)) {
+                    return add(outcome)
+                }
                 return decoder.decode(bytes: bytes, number: Int(number)) { add($0) }
             }
             var text = String(decoding: bytes, as: UTF8.self)

@@ -582,24 +582,36 @@ public final class Runner {
         // Each record is read where it lies in the array, not copied out.
         decoded.records.withUnsafeBufferPointer { records in
             for entry in decoded.entries {
-                switch entry {
-                case .tooLong(let number):
-                    log.warning("\(input):\(number): line longer than 1 MiB, skipped")
-                case .failure(let failure):
-                    report.unreadable(from: input)
-                    log.warning("\(failure)")
-                case .record(let index, let isFix, let isIgnored):
-                    if isIgnored, let warning = report.ignored(records[index], from: input) {
-                        log.warning(warning)
-                    }
-                    if !fixNoted, isFix {
-                        // Once for the batch: the input delivers fixes, its pause (if any) is over.
-                        noteFix(from: input, batch: &batch)
-                        fixNoted = true
-                    }
-                    run(records[index], from: input, arrivedAt: arrivedAt, batch: &batch)
+                guard case .record(let index, let isFix, let isIgnored) = entry,
+                    let base = records.baseAddress
+                else {
+                    note(entry, from: input)
+                    continue
                 }
+                if isIgnored, let warning = report.ignored(records[index], from: input) {
+                    log.warning(warning)
+                }
+                if !fixNoted, isFix {
+                    // Once for the batch: the input delivers fixes, its pause (if any) is over.
+                    noteFix(from: input, batch: &batch)
+                    fixNoted = true
+                }
+                run(recordAt: base + index, from: input, arrivedAt: arrivedAt, batch: &batch)
             }
+        }
+    }
+
+    /// Says what a line that gave no record held.
+    private func note(_ entry: DecodedLines.Entry, from input: String) {
+        switch entry {
+        case .tooLong(let number):
+            log.warning("\(input):\(number): line longer than 1 MiB, skipped")
+        case .failure(let failure):
+            report.unreadable(from: input)
+            log.warning("\(failure)")
+        case .record:
+            // Read by `take`.
+            break
         }
     }
 
@@ -704,15 +716,24 @@ public final class Runner {
 
     /// Runs one record, already counted, through the pipeline.
     private func run(_ record: InputRecord, from input: String, arrivedAt: Date?, batch: inout Batch) {
-        guard let output = pipeline.process(record, arrivedAt: arrivedAt) else { return }
-        if let reason = output.dropped, let fix = record.fix {
+        withUnsafePointer(to: record) { run(recordAt: $0, from: input, arrivedAt: arrivedAt, batch: &batch) }
+    }
+
+    /// Runs one record where it lies (a decoded batch's), already counted, through the pipeline:
+    /// passed as a value, it was copied for the call, with a retain and a release of each of its
+    /// strings (see ``Pipeline/process(recordAt:arrivedAt:)``).
+    private func run(
+        recordAt record: UnsafePointer<InputRecord>, from input: String, arrivedAt: Date?, batch: inout Batch
+    ) {
+        guard let output = pipeline.process(recordAt: record, arrivedAt: arrivedAt) else { return }
+        if let reason = output.dropped, let fix = record.pointee.fix {
             log.verbose(
                 "dropped fix \(EngineJSON.timestamp(fix.timestamp)) from \(input): \(reason.rawValue)")
             if let warning = report.dropped(fix, reason: reason, from: input, now: Date()) {
                 log.warning(warning)
             }
         }
-        batch.add(output, device: output.device, evidence: HistoryPolicy.evidenceDate(of: record))
+        batch.add(output, device: output.device, evidence: HistoryPolicy.evidenceDate(of: record.pointee))
     }
 
     private func noteFix(from input: String, batch: inout Batch) {
