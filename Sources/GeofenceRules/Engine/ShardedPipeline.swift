@@ -97,6 +97,10 @@ public struct ShardedPipeline: Sendable {
         render: @Sendable (_ position: Int, _ output: consuming PipelineOutput?) -> Rendered,
         each body: (_ position: Int, _ rendered: consuming Rendered) -> Void
     ) {
+        // The records are read through a pointer below, where a subscript would have checked.
+        precondition(
+            range.lowerBound >= records.startIndex && range.upperBound <= records.endIndex,
+            "the range lies within the records")
         let count = shards.count
         let first = range.lowerBound
         // Each record is read where it lies in the batch: passed as a value, even borrowed, it was
