@@ -1,8 +1,8 @@
 import Foundation
 
 /// The sine and cosine of an angle of a coordinate (in radians, within ±3.2), to within a few
-/// units in the last place, at about a third of the C library's cost; any other angle, or one
-/// that is not a number, gets the C library's.
+/// units in the last place, in about half the C library's instructions (some 80 for the pair, in
+/// callgrind); any other angle, or one that is not a number, gets the C library's.
 ///
 /// The angle is split into the nearest sixty-fourth of a radian, whose sine and cosine come from a
 /// table the C library filled, and a remainder of at most 1/128, whose sine and cosine are their

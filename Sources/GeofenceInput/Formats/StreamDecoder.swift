@@ -123,8 +123,8 @@ public struct StreamDecoder: Sendable {
             if start == end, format == .auto { return }
             state = decide(bytes, number: number)
         }
-        if case .lines = state {
-            switch lineDecoder.outcome(bytes: bytes, number: number) {
+        if let outcome = lineOutcome(bytes: bytes, number: number) {
+            switch consume outcome {
             case .record(let record): try emit(.success(record))
             case .failure(let error): try emit(.failure(error))
             case .nothing: break
