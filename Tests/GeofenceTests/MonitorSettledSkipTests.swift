@@ -153,4 +153,34 @@ import Testing
         engine.add(Map.circle(100, east: 500, north: 500), identifier: "cafe")
         #expect(engine.settledMask == 0)
     }
+
+    /// The bound from degrees that lets a fix skip its point (``SettledSkip/reach(from:_:cosLatitude:to:)``)
+    /// is never shorter than the chord the full test measures, anywhere: a metre away or across
+    /// the world, near the poles, across the antimeridian, along a meridian (where it is tightest).
+    @Test func theReachFromDegreesIsNeverShorterThanTheChord() throws {
+        var random = Generator(state: 7)
+        var tightest = Double.infinity
+        for trial in 0..<50_000 {
+            let latitude = -90 + 180 * random.next()
+            let longitude = -180 + 360 * random.next()
+            // From a millimetre to a thousand kilometres, and every fifth step along a meridian.
+            let scale = pow(10, -8 + 9 * random.next())
+            let alongMeridian = trial % 5 == 0
+            let other = try Coordinate(
+                latitude: min(90, max(-90, latitude + scale * (random.next() - 0.5))),
+                longitude: alongMeridian
+                    ? longitude
+                    : (longitude + 180 + scale * (random.next() - 0.5)).truncatingRemainder(dividingBy: 360)
+                        .magnitude - 180)
+            let anchor = try Coordinate(latitude: latitude, longitude: longitude)
+            let chord = EarthPoint(anchor).chord(to: EarthPoint(other))
+            let reach = SettledSkip.reach(
+                from: latitude, longitude, cosLatitude: abs(cos(latitude * .pi / 180)), to: other)
+            #expect(reach >= chord, "from \(anchor) to \(other)")
+            if chord > 0 { tightest = min(tightest, reach / chord) }
+        }
+        // Along a meridian the bound exceeds the chord by the ratio of the largest radius of
+        // curvature to the meridian's: a thousandth or so, not more than a hundredth.
+        #expect(tightest < 1.01)
+    }
 }

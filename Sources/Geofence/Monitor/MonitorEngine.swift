@@ -233,23 +233,37 @@ public struct MonitorEngine: Codable, Sendable {
             }
             clock.appendInOrder(to: &events)
         }
-        var sink = EventSink()
-        let point = EarthPoint(fix.coordinate)
         let t = fix.timestamp
         let accuracy = fix.horizontalAccuracy
         let mayClaim = fix.regions != nil
-        let mayExtendRun = fix.silentWithinMeters == nil && fix.trigger != .stay
         // Read once: the previous fix read inside the loop is loaded again for every condition.
         let sincePrevious = previous.map { t.timeIntervalSince($0.timestamp) }
+        let limits = settledLimits
+        let spread = limits.spread(accuracy: accuracy)
+        let continuous = sincePrevious.map { $0 <= limits.maxGapSeconds } ?? false
+        // A fix near where every condition was last proved far outside changes nothing but the
+        // engine's previous fix, and is known to from its degrees: its point, which costs two
+        // sines and two cosines, is not needed (most fixes of a device away from its places).
+        if !limits.evaluatedBeyondMask,
+            settled.coversAll(
+                limits.evaluated, near: fix.coordinate, spread: spread, continuous: continuous,
+                mayClaim: mayClaim)
+        {
+            // As the loop below leaves them when it asks no condition.
+            clockMayHaveWork = false
+            previous = PreviousFix(timestamp: fix.timestamp, coordinate: fix.coordinate)
+            if let now, now >= fix.timestamp {} else { now = fix.timestamp }
+            return nil
+        }
+        var sink = EventSink()
+        let point = EarthPoint(fix.coordinate)
+        let mayExtendRun = fix.silentWithinMeters == nil && fix.trigger != .stay
         // A condition settled far outside holds no deadline: it has nothing pending, or a run
         // without one (a run holding a deadline is never extended there, and none is started).
         var deadlines = false
         let before = previous
-        let limits = settledLimits
-        let spread = limits.spread(accuracy: accuracy)
         let (skipped, fromAnchor) = settled.covered(
-            by: point, spread: spread,
-            continuous: sincePrevious.map { $0 <= limits.maxGapSeconds } ?? false, mayClaim: mayClaim)
+            by: point, at: fix.coordinate, spread: spread, continuous: continuous, mayClaim: mayClaim)
         // The conditions are changed through one buffer: an element of the array changed in place
         // checks the array's uniqueness and the index's bounds every time, for every condition of
         // every fix.

@@ -30,6 +30,11 @@ struct SettledSkip: Sendable {
     private var room = 0.0
     /// The covered conditions: bit `i` for the tracker at index `i` (only the first 64 are covered).
     private(set) var mask: UInt64 = 0
+    /// The anchor's latitude and longitude in degrees, and the cosine of its latitude: enough to
+    /// bound a fix's distance from the anchor without its ``EarthPoint`` (``coversAll(_:near:spread:continuous:mayClaim:)``).
+    private var anchorLatitude = 0.0
+    private var anchorLongitude = 0.0
+    private var anchorCosLatitude = 1.0
 
     /// A condition is covered only with this much room beyond the fix that settles it: one that
     /// is nearer is asked on every fix anyway, and would empty the skip soon after.
@@ -47,7 +52,7 @@ struct SettledSkip: Sendable {
     /// continuous with the previous one, and `mayClaim` whether the fix names regions (both send a
     /// fix down the full path). Returns, with the mask, the fix's distance from the anchor.
     mutating func covered(
-        by point: EarthPoint, spread: Double, continuous: Bool, mayClaim: Bool
+        by point: EarthPoint, at coordinate: Coordinate, spread: Double, continuous: Bool, mayClaim: Bool
     ) -> (mask: UInt64, fromAnchor: Double) {
         if mask != 0, continuous, !mayClaim, spread.isFinite {
             let fromAnchor = anchor.chord(to: point)
@@ -56,8 +61,56 @@ struct SettledSkip: Sendable {
         mask = 0
         room = .infinity
         anchor = point
+        anchorLatitude = coordinate.latitude
+        anchorLongitude = coordinate.longitude
+        anchorCosLatitude = abs(cos(radians(coordinate.latitude)))
         return (0, 0)
     }
+
+    /// Whether the skip covers every one of the `evaluated` conditions for a fix at `coordinate`,
+    /// as ``covered(by:at:spread:continuous:mayClaim:)`` would say, from the coordinate's degrees
+    /// alone: the fix then needs neither its ``EarthPoint`` nor any condition's attention, and
+    /// nothing changes. `false` says only that the full test must be made.
+    ///
+    /// The chord from the anchor is at most the length of a walk along the anchor's parallel and
+    /// then along the meridian, and no radius of curvature of the ellipsoid exceeds a/sqrt(1-e²)
+    /// (6,399,593.6 m): at most (|Δφ| + cos φ₀ |Δλ|) times that, which is what is checked
+    /// against the room (with a billionth over for rounding, and a micrometre for what the
+    /// computed chord can be off by). Where it is not enough (the bound exceeds the chord by up to
+    /// √2), the full test decides, as before.
+    @inline(__always)
+    func coversAll(
+        _ evaluated: UInt64, near coordinate: Coordinate, spread: Double, continuous: Bool, mayClaim: Bool
+    ) -> Bool {
+        guard mask != 0, evaluated & ~mask == 0, continuous, !mayClaim, spread.isFinite else { return false }
+        let reach = SettledSkip.reach(
+            from: anchorLatitude, anchorLongitude, cosLatitude: anchorCosLatitude, to: coordinate)
+        return reach + max(spread, 0) <= room
+    }
+
+    /// At least the chord from the point at (`latitude`, `longitude`), whose latitude's cosine is
+    /// `cosLatitude`, to the point at `coordinate` (see ``coversAll(_:near:spread:continuous:mayClaim:)``).
+    @inline(__always)
+    static func reach(
+        from latitude: Double, _ longitude: Double, cosLatitude: Double, to coordinate: Coordinate
+    )
+        -> Double
+    {
+        let latitudeDelta = abs(coordinate.latitude - latitude)
+        var longitudeDelta = abs(coordinate.longitude - longitude)
+        if longitudeDelta > 180 { longitudeDelta = 360 - longitudeDelta }
+        return (latitudeDelta + cosLatitude * longitudeDelta) * metresPerDegree + chordErrorMeters
+    }
+
+    /// What the chord of two ``EarthPoint``s can be off by: their coordinates are computed to a
+    /// few nanometres (``QuickTrig``'s sines within 2 units in the last place, times six million
+    /// metres), so two points a nanometre apart can measure a little farther apart than any
+    /// bound of the true distance; a micrometre is a hundred times that.
+    static let chordErrorMeters = 1e-6
+
+    /// Metres per degree of arc on a sphere of the ellipsoid's largest radius of curvature,
+    /// a/sqrt(1-e²), rounded up by a billionth.
+    private static let metresPerDegree = WGS84.a / (1 - WGS84.e2).squareRoot() * .pi / 180 * (1 + 1e-9)
 
     /// Covers condition `index`, settled with `slack` metres of bound beyond its exit margin at a
     /// fix `fromAnchor` metres from the anchor whose spread was `spread`, when that leaves room.
