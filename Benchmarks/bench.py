@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """`make bench`: geofence's whole-command figures beside the reference libraries, in one session.
 
-usage: bench.py BIN_DIR WORKLOAD_DIR [--runs N] [--commute-days N]
+usage: bench.py BIN_DIR WORKLOAD_DIR [--runs N] [--commute-days N]  (N rounds, 5 unless given)
 
 BIN_DIR holds the release `geofence`; WORKLOAD_DIR what `geofence-bench --export DIR --workloads`
 wrote. Every figure on one line of the table is measured here, now, on this machine, so the ratio
 holds even on a machine whose speed drifts with other people's work: shapely's vectorised
 containment and signed distance (the monitor workload's geometry on pre-parsed numpy arrays,
 nothing else), trackintel's generate_staypoints on pre-parsed positionfixes, and geofence run as
-whole processes from the files (parsing, filter, monitor, rules, output). Each figure, the
-references' too, is the median of N runs; the load average is printed before and after, because a shared machine is
-noisy and the reader should know how noisy.
+whole processes from the files (parsing, filter, monitor, rules, output). The figures are
+measured in N rounds, each measuring every figure once with the two figures of a ratio one
+right after the other; a figure is the median over the rounds, a ratio the median of the rounds'
+own ratios, and the lowest and highest of those are printed too. The load average is printed
+before and after, because a shared machine is noisy and the reader should know how noisy.
 """
 import argparse
 import os
@@ -28,7 +30,7 @@ sys.path.insert(0, here)
 parser = argparse.ArgumentParser()
 parser.add_argument("bin")
 parser.add_argument("workload")
-parser.add_argument("--runs", type=int, default=3)
+parser.add_argument("--runs", type=int, default=5)
 parser.add_argument("--commute-days", type=int, default=10)
 args = parser.parse_args()
 geofence = os.path.join(args.bin, "geofence")
@@ -59,15 +61,6 @@ def timed(command, stdout=subprocess.DEVNULL, cwd=None):
         return seconds, int(peak.read().split()[-1])
 
 
-def median_run(command, runs=args.runs, setup=None):
-    results = []
-    for _ in range(runs):
-        if setup:
-            setup()
-        results.append(timed(command))
-    return statistics.median(r[0] for r in results), max(r[1] for r in results)
-
-
 def machine():
     model = "unknown CPU"
     try:
@@ -84,10 +77,12 @@ def machine():
 rows = []
 
 
-def row(name, ours, unit, reference, reference_name, goal, higher_is_better=True):
-    ratio = ours / reference if higher_is_better else reference / ours
+def row(name, ours, unit, reference, reference_name, ratios, goal, higher_is_better=True):
+    """A line of the table: `ours` and `reference` are medians over the rounds, the ratio the
+    median of the rounds' own ratios (each of two figures measured one after the other)."""
+    ratio = statistics.median(ratios)
     met = "yes" if ratio >= goal else "no"
-    rows.append((name, ours, unit, reference, reference_name, ratio, goal, met))
+    rows.append((name, ours, unit, reference, reference_name, ratio, goal, met, min(ratios), max(ratios)))
 
 
 print(f"machine: {machine()}")
@@ -98,16 +93,6 @@ print(f"load average before: {load_before[0]:.2f} {load_before[1]:.2f} {load_bef
 import reference  # noqa: E402  (Benchmarks/reference.py)
 
 ref = reference.Workload(work)
-
-
-def median_rate(measure, runs=args.runs):
-    """The median of `runs` measurements: a reference timed once is one moment of a shared
-    machine, which can be twice as slow as the next (the geofence figures are medians too)."""
-    return statistics.median(measure() for _ in range(runs))
-
-
-containment = median_rate(lambda: reference.containment_rate(ref))
-signed = median_rate(lambda: reference.signed_distance_rate(ref, sample=200_000))
 
 import pandas as pd  # noqa: E402
 import trackintel as ti  # noqa: E402
@@ -130,16 +115,9 @@ def trackintel_staypoints_rate():
     return len(frame) / (time.perf_counter() - start)
 
 
-trackintel_rate = median_rate(trackintel_staypoints_rate)
-
-# geofence, whole processes from the files.
 places = os.path.join(work, "places.yaml")
 fixes = os.path.join(work, "fixes.ndjson")
 fix_count = count_lines(fixes)
-replay_seconds, replay_rss = median_run([geofence, "replay", places, fixes])
-replay_rate = fix_count / replay_seconds
-row("replay, 1 device, 20 places", replay_rate, "fixes/s", containment, "shapely containment", 1.0)
-row("  the same against signed distance", replay_rate, "fixes/s", signed, "shapely signed distance", 1.0)
 
 # Crossings: synthetic days at 1 Hz through Rules/commute.yaml (ten crossings a day).
 commute = os.path.join(work, "commute-days.ndjson")
@@ -151,61 +129,90 @@ with open(commute, "wb") as out:
                            stdout=out)
         simulate_seconds.append(seconds)
 commute_count = count_lines(commute)
-commute_seconds, _ = median_run([geofence, "replay", os.path.join(repo, "Rules", "commute.yaml"), commute])
-commute_rate = commute_count / commute_seconds
-row(f"replay, {args.commute_days} synthetic days (commute rules)", commute_rate, "fixes/s", containment,
-    "shapely containment", 1.0)
-
-# Many devices: the same number of fixes spread over 10,000 devices.
 devices = os.path.join(work, "devices.ndjson")
 device_lines = count_lines(devices)
-devices_seconds, devices_rss = median_run([geofence, "replay", places, devices])
-devices_rate = device_lines / devices_seconds
-row("replay, 10k devices x 100 fixes", devices_rate, "fixes/s", replay_rate, "replay, 1 device", 1 / 1.5)
-per_device_kib = max(0.0, devices_rss - replay_rss) / 10_000
-print(f"peak RSS: 1 device {replay_rss / 1024:.1f} MiB, 10k devices {devices_rss / 1024:.1f} MiB")
-rows.append(("  state per device (peak RSS above 1 device)", per_device_kib, "KiB", 4.0, "goal", 4.0 / per_device_kib
-             if per_device_kib else float("inf"), 1.0, "yes" if per_device_kib <= 4.0 else "no"))
-
-# Both cores: 1,000 devices on both cores (devices and JSON lines on two threads each) against the
-# same command held to one core with taskset (`--threads 1` alone still reads on a thread of its
-# own beside the pipeline's, so it is not a one-core run).
 many = os.path.join(work, "devices-1k.ndjson")
-one_core, _ = median_run(["taskset", "-c", "0", geofence, "replay", places, many, "--threads", "1"])
-two_threads, _ = median_run([geofence, "replay", places, many, "--threads", "2"])
-row("replay, 1k devices, 2 cores against 1", one_core / two_threads, "x", 1.0, "1 core (taskset)", 1.7)
-
-# Stays.
 stays = os.path.join(work, "stays.ndjson")
 stay_count = count_lines(stays)
-stays_seconds, _ = median_run([geofence, "stays", stays, "--radius", "200", "--min-stay", "20m"])
-row("stays (200 m, 20 min)", stay_count / stays_seconds, "fixes/s", trackintel_rate,
-    "trackintel generate_staypoints", 10.0)
-
-# run --history with the SQLite store against replay, on the same input.
 state = tempfile.mkdtemp(prefix="geofence-bench-")
 
-
-def fresh_state():
+# Rounds: each measures every figure once, a figure right after the one it is compared with, so
+# that each ratio is of two runs a second apart; a shared machine's speed drifts by tens of per
+# cent over a minute, which figures measured minutes apart (all the references first, then
+# geofence) put into the ratios.
+measured = {key: [] for key in (
+    "containment", "replay", "history", "commute", "devices", "signed", "one_core", "two_threads",
+    "trackintel", "stays")}
+peaks = {"replay": 0, "devices": 0}
+for _ in range(args.runs):
+    measured["containment"].append(reference.containment_rate(ref))
+    seconds, peak = timed([geofence, "replay", places, fixes])
+    measured["replay"].append(seconds)
+    peaks["replay"] = max(peaks["replay"], peak)
+    # run --history with the SQLite store against replay, on the same input.
     shutil.rmtree(state, ignore_errors=True)
-
-
-history_seconds, _ = median_run(
-    [geofence, "run", places, "--input", fixes, "--history", "--state", state], setup=fresh_state)
+    measured["history"].append(timed([geofence, "run", places, "--input", fixes, "--history", "--state", state])[0])
+    measured["commute"].append(timed([geofence, "replay", os.path.join(repo, "Rules", "commute.yaml"), commute])[0])
+    # Many devices: the same number of fixes spread over 10,000 devices.
+    seconds, peak = timed([geofence, "replay", places, devices])
+    measured["devices"].append(seconds)
+    peaks["devices"] = max(peaks["devices"], peak)
+    measured["signed"].append(reference.signed_distance_rate(ref, sample=200_000))
+    # Both cores: 1,000 devices on both cores (devices and JSON lines on two threads each)
+    # against the same command held to one core with taskset (`--threads 1` alone still reads on
+    # a thread of its own beside the pipeline's, so it is not a one-core run).
+    measured["one_core"].append(timed(["taskset", "-c", "0", geofence, "replay", places, many, "--threads", "1"])[0])
+    measured["two_threads"].append(timed([geofence, "replay", places, many, "--threads", "2"])[0])
+    measured["trackintel"].append(trackintel_staypoints_rate())
+    measured["stays"].append(timed([geofence, "stays", stays, "--radius", "200", "--min-stay", "20m"])[0])
 shutil.rmtree(state, ignore_errors=True)
-row("run --history (SQLite store), 1 device", history_seconds, "s", replay_seconds, "replay", 1 / 1.2,
-    higher_is_better=False)
-row("simulate day --interval 1s", statistics.median(simulate_seconds), "s/day", 1.0, "goal: 1 s", 1.0,
-    higher_is_better=False)
+
+
+def median(key):
+    return statistics.median(measured[key])
+
+
+keys = list(measured)
+
+
+def ratios(function):
+    """`function` of each round's figures, by name."""
+    return [function(dict(zip(keys, values))) for values in zip(*measured.values())]
+
+
+replay_rate = fix_count / median("replay")
+row("replay, 1 device, 20 places", replay_rate, "fixes/s", median("containment"), "shapely containment",
+    ratios(lambda r: fix_count / r["replay"] / r["containment"]), 1.0)
+row("  the same against signed distance", replay_rate, "fixes/s", median("signed"), "shapely signed distance",
+    ratios(lambda r: fix_count / r["replay"] / r["signed"]), 1.0)
+row(f"replay, {args.commute_days} synthetic days (commute rules)", commute_count / median("commute"), "fixes/s",
+    median("containment"), "shapely containment", ratios(lambda r: commute_count / r["commute"] / r["containment"]),
+    1.0)
+row("replay, 10k devices x 100 fixes", device_lines / median("devices"), "fixes/s", replay_rate, "replay, 1 device",
+    ratios(lambda r: device_lines / r["devices"] / (fix_count / r["replay"])), 1 / 1.5)
+per_device_kib = max(0.0, peaks["devices"] - peaks["replay"]) / 10_000
+print(f"peak RSS: 1 device {peaks['replay'] / 1024:.1f} MiB, 10k devices {peaks['devices'] / 1024:.1f} MiB")
+rows.append(("  state per device (peak RSS above 1 device)", per_device_kib, "KiB", 4.0, "goal",
+             4.0 / per_device_kib if per_device_kib else float("inf"), 1.0, "yes" if per_device_kib <= 4.0 else "no",
+             None, None))
+row("replay, 1k devices, 2 cores against 1", median("one_core") / median("two_threads"), "x", 1.0,
+    "1 core (taskset)", ratios(lambda r: r["one_core"] / r["two_threads"]), 1.7)
+row("stays (200 m, 20 min)", stay_count / median("stays"), "fixes/s", median("trackintel"),
+    "trackintel generate_staypoints", ratios(lambda r: stay_count / r["stays"] / r["trackintel"]), 10.0)
+row("run --history (SQLite store), 1 device", median("history"), "s", median("replay"), "replay",
+    ratios(lambda r: r["replay"] / r["history"]), 1 / 1.2)
+simulated = statistics.median(simulate_seconds)
+row("simulate day --interval 1s", simulated, "s/day", 1.0, "goal: 1 s", [1.0 / s for s in simulate_seconds], 1.0)
 
 load_after = os.getloadavg()
 print(f"load average after:  {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}")
 print(f"inputs: {fix_count:,} fixes (1 device), {commute_count:,} (commute days), {device_lines:,} (10k devices), "
-      f"{stay_count:,} (stays); all figures are medians of {args.runs} runs")
+      f"{stay_count:,} (stays); {args.runs} rounds, each measuring every figure once; figures are medians over the "
+      "rounds, a ratio the median of the rounds' own ratios (simulate: over the days)")
 print()
 print("| benchmark | geofence | reference | ratio | goal | met |")
 print("| --- | ---: | --- | ---: | ---: | --- |")
-for name, ours, unit, reference_value, reference_name, ratio, goal, met in rows:
+for name, ours, unit, reference_value, reference_name, ratio, goal, met, _, _ in rows:
     if unit == "fixes/s":
         ours_text, ref_text = f"{ours:,.0f} fixes/s", f"{reference_name}: {reference_value:,.0f}"
     elif unit == "x":
@@ -215,3 +222,8 @@ for name, ours, unit, reference_value, reference_name, ratio, goal, met in rows:
     else:
         ours_text, ref_text = f"{ours:.2f} {unit}", f"{reference_name}: {reference_value:.2f} s"
     print(f"| {name} | {ours_text} | {ref_text} | {ratio:.2f} | {goal:.2f} | {met} |")
+print()
+print("the rounds' ratios, lowest to highest:")
+for name, _, _, _, _, _, _, _, low, high in rows:
+    if low is not None:
+        print(f"  {name.strip()}: {low:.2f} to {high:.2f}")
