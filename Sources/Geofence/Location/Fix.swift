@@ -8,7 +8,9 @@ public import Foundation
 public struct Fix: Hashable, Sendable, Codable {
     // The optional numbers are kept in eight bytes each, not nine padded to sixteen (a fix is
     // copied between every stage of reading and deciding): 128 bytes in all, 176 before.
-    @usableFromInline var stored = Compact()
+    // No default value: the initialisers set it once (a default was stored first, then
+    // overwritten, for every fix made).
+    @usableFromInline var stored: Compact
 
     /// When the position was measured (not when it arrived).
     public var timestamp: Date
@@ -185,6 +187,7 @@ public struct Fix: Hashable, Sendable, Codable {
     /// Decodes a fix under the keys the compiler's coding used.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
+        stored = Compact()
         timestamp = try c.decode(Date.self, forKey: .timestamp)
         coordinate = try c.decode(Coordinate.self, forKey: .coordinate)
         // Set as decoded, as the compiler's decoding did: the initialiser's clean-up is not applied.

@@ -15,6 +15,9 @@ enum NDJSONRecord {
         return .fix(try fix(fields))
     }
 
+    /// Inlined into ``make(_:)``, so that the fix is returned once, into the record: returned
+    /// from a function of its own it was moved once more (about 40 instructions a line).
+    @inline(__always)
     private static func fix(_ fields: JSONFields) throws(RecordError) -> Fix {
         let coordinate = try fields.coordinate(
             .latitude, .longitude, lenient: false, what: "a fix needs latitude and longitude")
