@@ -218,4 +218,40 @@ import Testing
         #expect(result.text.isEmpty)
         #expect(!result.overflowed)
     }
+
+    /// The word-at-a-time check of a text (``LineBuffer/isPlain(_:)``) says what a byte-by-byte
+    /// look says: every byte value at every position of texts of every length up to 24 (a word
+    /// and its tail), and random texts of mostly plain bytes.
+    @Test func aTextIsPlainExactlyWhenEveryByteIs() {
+        func plainByBytes(_ bytes: [UInt8]) -> Bool {
+            bytes.allSatisfy {
+                $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
+            }
+        }
+        func check(_ bytes: [UInt8]) {
+            let fast = bytes.withUnsafeBufferPointer { LineBuffer.isPlain($0) }
+            #expect(fast == plainByBytes(bytes), "\(bytes)")
+        }
+        for length in 0...24 {
+            let base = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+            check(base)
+            for position in 0..<length {
+                for value in 0...255 {
+                    var bytes = base
+                    bytes[position] = UInt8(value)
+                    check(bytes)
+                }
+            }
+        }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let length = Int.random(in: 0...40, using: &generator)
+            check(
+                (0..<length).map { _ in
+                    Int.random(in: 0..<20, using: &generator) == 0
+                        ? UInt8.random(in: 0...255, using: &generator)
+                        : UInt8.random(in: 0x20...0x7E, using: &generator)
+                })
+        }
+    }
 }

@@ -220,15 +220,45 @@ struct LineBuffer: TextOutputStream {
     mutating func text(_ value: String) -> Bool {
         var value = value
         return value.withUTF8 { bytes in
-            for byte in bytes
-            where byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                return false
-            }
+            guard LineBuffer.isPlain(bytes) else { return false }
             put(byte: UInt8(ascii: "\""))
             put(bytes)
             put(byte: UInt8(ascii: "\""))
             return true
         }
+    }
+
+    /// Whether no byte needs escaping or is not ASCII: none is a quote, a backslash, below 0x20 or
+    /// above 0x7E. Eight bytes at a time (a byte at a time cost about twenty instructions a byte,
+    /// most of an event's line).
+    static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let count = bytes.count
+        var index = 0
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        while index + 8 <= count {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            // With no byte at or above 0x80, a byte is zero after the XOR exactly where it was a
+            // quote (or a backslash), and borrows when 0x20 is taken from it exactly where it was
+            // below 0x20; adding 1 to a byte of 0x7F sets its top bit. No byte carries or borrows
+            // into the next unless one of them hit.
+            let quote = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5C)
+            let hits =
+                word | (word &+ ones) | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)
+                | ((word &- ones &* 0x20) & ~word)
+            if hits & highs != 0 { return false }
+            index += 8
+        }
+        while index < count {
+            let byte = base[index]
+            if byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                return false
+            }
+            index += 1
+        }
+        return true
     }
 
     /// Writes a number as the encoder does; `false` for one that is not finite.
