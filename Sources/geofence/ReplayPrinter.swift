@@ -62,6 +62,8 @@ struct ReplayPrinter: Sendable {
             newLine()
             bytes.append(contentsOf: line.utf8)
         }
+        // The output's events are of one fix or visit: their lines share its coordinate's text.
+        var reuse = EventLineReuse()
         for event in result.placeEvents {
             if table {
                 add(row(event))
@@ -69,7 +71,7 @@ struct ReplayPrinter: Sendable {
             }
             newLine()
             do {
-                try EngineJSON.appendLine("event", event, to: &bytes)
+                try EngineJSON.appendLine("event", event, to: &bytes, reusing: &reuse)
             } catch {
                 bytes.append(contentsOf: ReplayPrinter.unencodable("event").utf8)
             }

@@ -76,6 +76,35 @@ import Testing
         #expect(EventLineWriter.line("event", value) == nil)
         #expect(try EngineJSON.line("event", value) == (try encoded(value)))
     }
+
+    /// Lines appended in turn with one ``EventLineReuse``, as an output's events are, are the lines
+    /// written one by one: a coordinate repeated from the line before, one that changes, one that
+    /// is absent, one that differs only in its sign or its last bit, zero and negative zero.
+    @Test func linesReusingTheCoordinateBeforeAreTheLinesWrittenOneByOne() throws {
+        let date = Date(timeIntervalSince1970: 1_772_521_200.5)
+        let next = 51.460_792_534_997_27.nextUp
+        let coordinates: [(Double?, Double?)] = [
+            (51.460_792_534_997_27, -0.138_591_214_568_324_9),
+            (51.460_792_534_997_27, -0.138_591_214_568_324_9),
+            (51.460_792_534_997_27, 0.138_591_214_568_324_9), (next, 0.138_591_214_568_324_9), (nil, nil),
+            (next, 0.138_591_214_568_324_9), (-next, 1e300), (-next, 1e300), (0, -0.0), (0, -0.0),
+        ]
+        let events = coordinates.enumerated().map { index, coordinate in
+            event(
+                place: "p\(index)", distance: 12.5, latitude: coordinate.0, longitude: coordinate.1,
+                accuracy: 8,
+                date: date)
+        }
+        var bytes: [UInt8] = []
+        var reuse = EventLineReuse()
+        for event in events {
+            try EngineJSON.appendLine("event", event, to: &bytes, reusing: &reuse)
+            bytes.append(UInt8(ascii: "\n"))
+        }
+        let expected = try events.map { try EngineJSON.line("event", $0) + "\n" }.joined()
+        #expect(String(decoding: bytes, as: UTF8.self) == expected)
+        #expect(try events.map { try EngineJSON.line("event", $0) } == events.map { try encoded($0) })
+    }
 }
 
 /// Events appended into one buffer are the lines written one by one, and a line the direct
