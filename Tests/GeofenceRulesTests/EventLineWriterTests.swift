@@ -51,13 +51,58 @@ import Testing
                     : Double.random(in: 0...scale, using: &generator)
             let date = Date(
                 timeIntervalSince1970: Double.random(in: 946_684_800...4_102_444_800, using: &generator))
-            let value = event(
+            var value = event(
                 place: "p\(trial % 20)", device: "d\(trial)", distance: distance, latitude: latitude,
                 longitude: longitude, accuracy: accuracy, date: date,
                 transition: Transition.allCases[trial % Transition.allCases.count])
+            // Every state with every transition: the state moves on after each round of them.
+            let states: [ConditionState] = [.unknown, .satisfied, .unsatisfied, .unmonitored]
+            value.state = states[trial / Transition.allCases.count % states.count]
             let direct = try #require(EventLineWriter.line("event", value))
             #expect(direct == (try encoded(value)))
         }
+    }
+
+    /// An event's id is made from its device, place, transition and milliseconds (the value
+    /// StableIDTests pins for these) unless one is set; a set one, or one read back, is written and
+    /// kept as it is, by the direct writer and by the encoder alike.
+    @Test func anEventsIdIsMadeFromItsPartsUnlessOneIsSet() throws {
+        let pinned = event(
+            distance: 3, latitude: 47.37, longitude: 8.54, accuracy: 5,
+            date: Date(timeIntervalSince1970: 1_772_521_200.179))
+        #expect(pinned.id == "adad86d39b1766c9a4bc3b582371d307")
+        let made = try #require(EventLineWriter.line("event", pinned))
+        #expect(made.contains("\"id\":\"adad86d39b1766c9a4bc3b582371d307\""))
+        #expect(made == (try encoded(pinned)))
+
+        // Half a second is exact in binary: the time read back is the time written.
+        let fresh = event(
+            distance: 3, latitude: 47.37, longitude: 8.54, accuracy: 5,
+            date: Date(timeIntervalSince1970: 1_772_521_200.5))
+        func readBack(_ event: PlaceEvent) throws -> PlaceEvent {
+            try EngineJSON.decoder().decode(PlaceEvent.self, from: try EngineJSON.encoder().encode(event))
+        }
+        // Read back, its id is kept as written, and it equals the event it was made as.
+        let same = try readBack(fresh)
+        #expect(same.id == fresh.id)
+        #expect(same == fresh)
+        #expect(same.hashValue == fresh.hashValue)
+
+        var set = fresh
+        set.id = "an-id-from-elsewhere"
+        #expect(set != fresh)
+        let line = try #require(EventLineWriter.line("event", set))
+        #expect(line.contains("\"id\":\"an-id-from-elsewhere\""))
+        #expect(line == (try encoded(set)))
+        let setReadBack = try readBack(set)
+        #expect(setReadBack.id == "an-id-from-elsewhere")
+        #expect(setReadBack == set)
+        #expect(setReadBack.hashValue == set.hashValue)
+
+        // A set id the encoder would escape is left to it, as any such text is.
+        set.id = "quote\"d"
+        #expect(EventLineWriter.line("event", set) == nil)
+        #expect(try EngineJSON.line("event", set) == (try encoded(set)))
     }
 
     @Test(arguments: [0.0, -0.0, 5556.9, -12.3, 100, 1e21, 123_456_789_012_345_680, 0.1, 2.5e-7])

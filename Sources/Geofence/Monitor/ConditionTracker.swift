@@ -449,8 +449,7 @@ struct ConditionTracker: Sendable {
             {
                 transition(
                     to: runSide == .inside ? .satisfied : .unsatisfied, date: crossing.date,
-                    confirmedAt: t,
-                    distance: exact, fix: fix, visit: nil, into: &sink, orderKey: crossing.after)
+                    confirmedAt: t, distance: exact, decidedBy: fix, into: &sink, orderKey: crossing.after)
             }
         }
         if dwellMayBeDue {
@@ -672,14 +671,37 @@ struct ConditionTracker: Sendable {
         visit: Visit?,
         into sink: inout EventSink, orderKey: Date? = nil
     ) {
+        let distance = distance ?? fix.map { condition.signedDistance(to: $0.coordinate) } ?? .nan
+        change(
+            to: newState, date: date, confirmedAt: confirmedAt, distance: distance,
+            evidence: sink.evidence(fix: fix, visit: visit), into: &sink, orderKey: orderKey)
+    }
+
+    /// ``transition(to:date:confirmedAt:distance:fix:visit:into:orderKey:)`` decided by a fix
+    /// alone, as most are: the fix is read where it is, not wrapped in an optional (a copy of the
+    /// whole fix, and its destruction, for every event).
+    private mutating func transition(
+        to newState: ConditionState, date: Date, confirmedAt: Date, distance: Double?,
+        decidedBy fix: borrowing Fix, into sink: inout EventSink, orderKey: Date
+    ) {
+        let distance = distance ?? condition.signedDistance(to: fix.coordinate)
+        change(
+            to: newState, date: date, confirmedAt: confirmedAt, distance: distance,
+            evidence: sink.evidence(of: fix), into: &sink, orderKey: orderKey)
+    }
+
+    /// Changes the state to `newState` and reports it with `evidence`; a distance that is not
+    /// finite is reported as none.
+    private mutating func change(
+        to newState: ConditionState, date: Date, confirmedAt: Date, distance: Double,
+        evidence: Event.Evidence?, into sink: inout EventSink, orderKey: Date?
+    ) {
         // Dates of one condition never go backwards, whatever mix of fixes and visits came in.
         var date = date
         if let last = storedEvent?.date, date < last { date = last }
-        let distance = distance ?? fix.map { condition.signedDistance(to: $0.coordinate) } ?? .nan
         let event = Event(
             identifier: identifier, state: newState, kind: .transition, date: date, confirmedAt: confirmedAt,
-            signedDistanceMeters: distance.isFinite ? distance : nil,
-            evidence: sink.evidence(fix: fix, visit: visit),
+            signedDistanceMeters: distance.isFinite ? distance : nil, evidence: evidence,
             previousState: state)
         state = newState
         lastEvent = event

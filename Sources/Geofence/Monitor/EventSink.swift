@@ -12,6 +12,13 @@ struct EventSink {
     private var keys: [Date] = []
     /// The evidence of the last event made through ``evidence(fix:visit:)``, for the next.
     private var lastEvidence: Event.Evidence?
+    /// How many events one input can cause at most, but for a dwell each (one per condition).
+    private let capacity: Int
+
+    /// A sink for the events of one input to the conditions of `conditions` trackers.
+    init(conditions: Int = 1) {
+        capacity = conditions
+    }
 
     /// The shared storage of an event's deciding fix or visit: the one the previous event got when
     /// it is the same fix and visit (one input usually decides several conditions), else a new one.
@@ -31,9 +38,24 @@ struct EventSink {
         return evidence
     }
 
+    /// ``evidence(fix:visit:)`` for a fix alone, compared where it is: wrapping it in an optional
+    /// copied the whole fix (its texts retained, then released) for every event.
+    mutating func evidence(of fix: borrowing Fix) -> Event.Evidence {
+        if let last = lastEvidence, last.isFix(fix) { return last }
+        let evidence = Event.Evidence(fix: copy fix, visit: nil)
+        lastEvidence = evidence
+        return evidence
+    }
+
     /// Adds an event; `orderKey` is the start of the interval its date was found in (its date when
     /// nothing was interpolated).
     mutating func append(_ event: Event, orderKey: Date) {
+        // Room for an event of every condition at the first: a new device's first
+        // determinations are one for each, and growing the arrays one step at a time copied them.
+        if events.isEmpty, capacity > 1 {
+            events.reserveCapacity(capacity)
+            keys.reserveCapacity(capacity)
+        }
         events.append(event)
         keys.append(orderKey)
     }

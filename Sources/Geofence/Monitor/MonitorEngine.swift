@@ -255,7 +255,7 @@ public struct MonitorEngine: Codable, Sendable {
             if let now, now >= fix.timestamp {} else { now = fix.timestamp }
             return nil
         }
-        var sink = EventSink()
+        var sink = EventSink(conditions: trackers.count)
         let point = EarthPoint(fix.coordinate)
         let mayExtendRun = fix.silentWithinMeters == nil && fix.trigger != .stay
         // A condition settled far outside holds no deadline: it has nothing pending, or a run

@@ -130,10 +130,12 @@ enum EventLineWriter {
     ) -> Bool {
         // The texts as they are (one that needs escaping is not written here), and the rest at
         // its longest. Were it too short, the line would be left to the encoder, not cut.
+        let engineTransition =
+            transitionMember(event.transition) == nil ? event.transition.rawValue.utf8.count : 0
         let capacity =
-            fixedCapacity + type.utf8.count + event.device.utf8.count + event.id.utf8.count
-            + event.place.utf8.count + event.state.rawValue.utf8.count
-            + event.transition.rawValue.utf8.count
+            fixedCapacity + type.utf8.count + event.device.utf8.count
+            + (event.assignedID?.utf8.count ?? StableID.textLength)
+            + event.place.utf8.count + engineTransition
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
             var line = LineBuffer(buffer)
             guard write(type, event, into: &line, reusing: &reuse) else { return false }
@@ -143,9 +145,10 @@ enum EventLineWriter {
     }
 
     /// The bytes of a line besides its texts: keys, quotes, commas and braces (counted from the
-    /// keys written below, with room to spare), four numbers and two times at their longest.
+    /// keys written below, with room to spare), the state's and the transition's members (at most
+    /// 23 and 38 bytes), four numbers and two times at their longest.
     private static let fixedCapacity =
-        160 + 4 * LineBuffer.numberCapacity + 2 * (ISO8601Writer.utcMillisecondsLength + 2)
+        160 + 64 + 4 * LineBuffer.numberCapacity + 2 * (ISO8601Writer.utcMillisecondsLength + 2)
 
     private static func write(
         _ type: String, _ event: PlaceEvent, into line: inout LineBuffer, reusing reuse: inout EventLineReuse
@@ -156,15 +159,48 @@ enum EventLineWriter {
             line.member(",\"date\":", time: event.date),
             line.member(",\"device\":", text: event.device),
             line.member(",\"distance\":", number: event.distance),
-            line.member(",\"id\":", text: event.id),
+            line.member(",\"id\":", id: event),
             line.member(",\"latitude\":", number: event.latitude, reusing: &reuse.latitude),
             line.member(",\"longitude\":", number: event.longitude, reusing: &reuse.longitude),
-            line.member(",\"place\":", text: event.place),
-            line.member(",\"state\":", text: event.state.rawValue),
-            line.member(",\"transition\":", text: event.transition.rawValue)
+            line.member(",\"place\":", text: event.place)
         else { return false }
+        // The state and the transition are written as constants (a raw value is a text made and
+        // checked for escapes each time).
+        line.put(stateMember(event.state))
+        if let transition = transitionMember(event.transition) {
+            line.put(transition)
+        } else if !line.member(",\"transition\":", text: event.transition.rawValue) {
+            return false
+        }
         line.put("}")
         return !line.overflowed
+    }
+
+    /// The state's member: its key and its raw value.
+    private static func stateMember(_ state: ConditionState) -> StaticString {
+        switch state {
+        case .unknown: ",\"state\":\"unknown\""
+        case .satisfied: ",\"state\":\"satisfied\""
+        case .unsatisfied: ",\"state\":\"unsatisfied\""
+        case .unmonitored: ",\"state\":\"unmonitored\""
+        }
+    }
+
+    /// The transition's member, its key and its raw value; `nil` for an engine's event, whose raw
+    /// value is made from its kind.
+    private static func transitionMember(_ transition: Transition) -> StaticString? {
+        switch transition {
+        case .enter: ",\"transition\":\"enter\""
+        case .exit: ",\"transition\":\"exit\""
+        case .determined: ",\"transition\":\"determined\""
+        case .dwell: ",\"transition\":\"dwell\""
+        case .conditionLimitExceeded: ",\"transition\":\"conditionLimitExceeded\""
+        case .visitStart: ",\"transition\":\"visit-start\""
+        case .visitEnd: ",\"transition\":\"visit-end\""
+        case .commute: ",\"transition\":\"commute\""
+        case .commuteAbandoned: ",\"transition\":\"commute-abandoned\""
+        case .engine: nil
+        }
     }
 }
 
@@ -219,8 +255,19 @@ struct LineBuffer: TextOutputStream {
         count += bytes.count
     }
 
+    @inline(__always)
     mutating func put(_ text: StaticString) {
-        text.withUTF8Buffer { put($0) }
+        // A literal of several characters (every key) is its bytes where they lie; asking for
+        // them through `withUTF8Buffer` cost a closure's call and checks, a dozen times a line.
+        guard text.hasPointerRepresentation else { return text.withUTF8Buffer { put($0) } }
+        let length = text.utf8CodeUnitCount
+        guard length <= buffer.count - count else {
+            overflowed = true
+            return
+        }
+        guard let base = buffer.baseAddress else { return }
+        (base + count).update(from: text.utf8Start, count: length)
+        count += length
     }
 
     private mutating func put(byte: UInt8) {
@@ -237,6 +284,24 @@ struct LineBuffer: TextOutputStream {
     mutating func member(_ key: StaticString, text value: String) -> Bool {
         put(key)
         return text(value)
+    }
+
+    /// Writes the member of an event's id: the one set as the text it is (``text(_:)``), else the
+    /// hexadecimal digits of its hash, written here rather than made into a text first.
+    mutating func member(_ key: StaticString, id event: PlaceEvent) -> Bool {
+        if let assigned = event.assignedID { return member(key, text: assigned) }
+        put(key)
+        let length = StableID.textLength + 2
+        guard length <= buffer.count - count, let base = buffer.baseAddress else {
+            overflowed = true
+            return true
+        }
+        base[count] = UInt8(ascii: "\"")
+        let digits = UnsafeMutableBufferPointer(start: base + count + 1, count: StableID.textLength)
+        event.stableID.write(into: digits)
+        base[count + length - 1] = UInt8(ascii: "\"")
+        count += length
+        return true
     }
 
     /// Writes a member, or nothing for an absent number (the encoder leaves it out); `false` for

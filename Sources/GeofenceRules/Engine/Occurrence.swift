@@ -276,16 +276,39 @@ struct StableID {
 
     /// The id: the two hashes as 32 lowercase hexadecimal digits, each zero-padded to 16.
     var text: String {
-        let digits: StaticString = "0123456789abcdef"
-        return String(unsafeUninitializedCapacity: 32) { buffer in
-            digits.withUTF8Buffer { digits in
-                for index in 0..<16 {
-                    buffer[index] = digits[Int((a >> (60 - 4 * UInt64(index))) & 0xF)]
-                    buffer[16 + index] = digits[Int((b >> (60 - 4 * UInt64(index))) & 0xF)]
-                }
-            }
-            return 32
+        String(unsafeUninitializedCapacity: Self.textLength) { buffer in
+            write(into: buffer)
+            return Self.textLength
         }
+    }
+
+    /// The length of ``text``.
+    static let textLength = 32
+
+    /// Writes ``text`` into the first ``textLength`` bytes of `buffer`, eight digits at a time.
+    func write(into buffer: UnsafeMutableBufferPointer<UInt8>) {
+        precondition(buffer.count >= Self.textLength, "room for the id's digits")
+        guard let base = buffer.baseAddress else { return }
+        let raw = UnsafeMutableRawPointer(base)
+        raw.storeBytes(of: Self.hexDigits(a >> 32).littleEndian, toByteOffset: 0, as: UInt64.self)
+        raw.storeBytes(of: Self.hexDigits(a & 0xFFFF_FFFF).littleEndian, toByteOffset: 8, as: UInt64.self)
+        raw.storeBytes(of: Self.hexDigits(b >> 32).littleEndian, toByteOffset: 16, as: UInt64.self)
+        raw.storeBytes(of: Self.hexDigits(b & 0xFFFF_FFFF).littleEndian, toByteOffset: 24, as: UInt64.self)
+    }
+
+    /// The eight hexadecimal digits of the 32 bits of `value`, the first (most significant) in
+    /// the lowest byte.
+    @inline(__always)
+    private static func hexDigits(_ value: UInt64) -> UInt64 {
+        // Each nibble moved into a byte of its own, the lowest nibble into the lowest byte...
+        var nibbles = (value | value << 16) & 0x0000_FFFF_0000_FFFF
+        nibbles = (nibbles | nibbles << 8) & 0x00FF_00FF_00FF_00FF
+        nibbles = (nibbles | nibbles << 4) & 0x0F0F_0F0F_0F0F_0F0F
+        // ...then the bytes turned round, so that the most significant comes first.
+        nibbles = nibbles.byteSwapped
+        // '0' + n, and 39 more ('a' - '0' - 10) where n is 10 or more (n + 6 carries into 0x10).
+        let letters = ((nibbles &+ 0x0606_0606_0606_0606) & 0x1010_1010_1010_1010) >> 4
+        return nibbles &+ 0x3030_3030_3030_3030 &+ letters &* 39
     }
 
     private mutating func separate() {

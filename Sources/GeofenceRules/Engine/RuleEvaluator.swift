@@ -67,7 +67,13 @@ public final class RuleEvaluator: Sendable {
             fire(.exit(place: place), occurrence, state: &state, output: &output)
         case .determined(let inside):
             guard let place = occurrence.place else { break }
-            state.insideSince[place] = inside ? occurrence.date : nil
+            // A device's first determinations are mostly outside, of places it was never in:
+            // removing from an empty dictionary still hashed the name, for every place.
+            if inside {
+                state.insideSince[place] = occurrence.date
+            } else if !state.insideSince.isEmpty {
+                state.insideSince[place] = nil
+            }
         case .visitStart:
             guard let place = occurrence.place else { break }
             fire(
