@@ -134,11 +134,17 @@ import Testing
             (51.460_792_534_997_27, 0.138_591_214_568_324_9), (next, 0.138_591_214_568_324_9), (nil, nil),
             (next, 0.138_591_214_568_324_9), (-next, 1e300), (-next, 1e300), (0, -0.0), (0, -0.0),
         ]
+        // Accuracies and times repeated, changed, absent and back, and differing only in their
+        // last bit, beside the coordinates.
+        let accuracies: [Double?] = [8, 8, 8.000_000_000_000_002, nil, 8, 5, 5, nil, nil, 0]
+        let later = date.addingTimeInterval(0.001)
+        let laterByABit = Date(timeIntervalSinceReferenceDate: later.timeIntervalSinceReferenceDate.nextUp)
+        let dates = [date, date, date, later, later, date, laterByABit, laterByABit, later, date]
         let events = coordinates.enumerated().map { index, coordinate in
             event(
                 place: "p\(index)", distance: 12.5, latitude: coordinate.0, longitude: coordinate.1,
-                accuracy: 8,
-                date: date)
+                accuracy: accuracies[index],
+                date: dates[index])
         }
         var bytes: [UInt8] = []
         var reuse = EventLineReuse()

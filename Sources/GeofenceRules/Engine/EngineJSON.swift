@@ -154,9 +154,9 @@ enum EventLineWriter {
         _ type: String, _ event: PlaceEvent, into line: inout LineBuffer, reusing reuse: inout EventLineReuse
     ) -> Bool {
         guard line.member("{\"type\":", text: type),
-            line.member(",\"accuracy\":", number: event.accuracy),
-            line.member(",\"confirmedAt\":", time: event.confirmedAt),
-            line.member(",\"date\":", time: event.date),
+            line.member(",\"accuracy\":", number: event.accuracy, reusing: &reuse.accuracy),
+            line.member(",\"confirmedAt\":", time: event.confirmedAt, reusing: &reuse.confirmedAt),
+            line.member(",\"date\":", time: event.date, reusing: &reuse.date),
             line.member(",\"device\":", text: event.device),
             line.member(",\"distance\":", number: event.distance),
             line.member(",\"id\":", id: event),
@@ -204,19 +204,24 @@ enum EventLineWriter {
     }
 }
 
-/// The text of the coordinate the last event line wrote, for the next line of the same output
-/// (``EngineJSON/appendLine(_:_:to:reusing:)``).
+/// The texts of the values the last event line wrote that the next line of the same output
+/// usually repeats (``EngineJSON/appendLine(_:_:to:reusing:)``): the deciding fix's coordinate
+/// and accuracy, and the two times (a fleet's first determinations are twenty events of one fix,
+/// dated and confirmed alike).
 public struct EventLineReuse: Sendable {
-    var latitude = NumberText()
-    var longitude = NumberText()
+    var latitude = Written()
+    var longitude = Written()
+    var accuracy = Written()
+    var date = Written()
+    var confirmedAt = Written()
 
     /// Nothing written yet.
     public init() {}
 
-    /// A number and the text written for it.
-    struct NumberText: Sendable {
+    /// A value (its bits) and the text written for it.
+    struct Written: Sendable {
         var bits: UInt64 = 0
-        /// Empty until a number is written.
+        /// Empty until a value is written.
         var text: [UInt8] = []
     }
 }
@@ -315,29 +320,48 @@ struct LineBuffer: TextOutputStream {
     /// ``member(_:number:)``, writing again the text `reuse` holds when it is of the same number
     /// (bit for bit), and keeping the text written otherwise.
     mutating func member(
-        _ key: StaticString, number value: Double?, reusing reuse: inout EventLineReuse.NumberText
+        _ key: StaticString, number value: Double?, reusing reuse: inout EventLineReuse.Written
     )
         -> Bool
     {
         guard let value else { return true }
         put(key)
-        if !reuse.text.isEmpty, reuse.bits == value.bitPattern {
-            reuse.text.withUnsafeBufferPointer { put($0) }
-            return true
-        }
-        let start = count
-        guard number(value) else { return false }
-        if !overflowed {
-            reuse.bits = value.bitPattern
-            reuse.text = Array(UnsafeBufferPointer(rebasing: buffer[start..<count]))
-        }
-        return true
+        return reusing(&reuse, bits: value.bitPattern) { $0.number(value) }
     }
 
     /// Writes a member whose value is a time; `false` for a time written some other way.
     mutating func member(_ key: StaticString, time value: Date) -> Bool {
         put(key)
         return time(value)
+    }
+
+    /// ``member(_:time:)``, writing again the text `reuse` holds when it is of the same time (bit
+    /// for bit), and keeping the text written otherwise.
+    mutating func member(_ key: StaticString, time value: Date, reusing reuse: inout EventLineReuse.Written)
+        -> Bool
+    {
+        put(key)
+        return reusing(&reuse, bits: value.timeIntervalSinceReferenceDate.bitPattern) { $0.time(value) }
+    }
+
+    /// Writes the text `reuse` holds when it was written for a value of `bits`; otherwise writes
+    /// with `write` and keeps what it wrote, with `bits`, in `reuse`. `false` when `write` fails.
+    @inline(__always)
+    private mutating func reusing(
+        _ reuse: inout EventLineReuse.Written, bits: UInt64, _ write: (inout LineBuffer) -> Bool
+    ) -> Bool {
+        if !reuse.text.isEmpty, reuse.bits == bits {
+            reuse.text.withUnsafeBufferPointer { put($0) }
+            return true
+        }
+        let start = count
+        guard write(&self) else { return false }
+        if !overflowed {
+            reuse.bits = bits
+            reuse.text.removeAll(keepingCapacity: true)
+            reuse.text.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start..<count]))
+        }
+        return true
     }
 
     /// Writes `"text"`; `false` when the text has a byte the encoder would escape (a quote, a
