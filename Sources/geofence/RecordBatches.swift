@@ -21,6 +21,8 @@ final class RecordBatches: @unchecked Sendable {
     private let condition = NSCondition()
     private var items: [Item] = []
     private let capacity = 2
+    /// Set by ``stop()``: the reading thread stops at its next batch, and adds nothing more.
+    private var stopped = false
     /// Record arrays the pipeline is done with, for the reading thread to empty and fill again.
     private var recycled: [[InputRecord]] = []
 
@@ -36,7 +38,9 @@ final class RecordBatches: @unchecked Sendable {
                     record: { record in
                         records.append(consume record)
                         if records.count >= batchSize {
-                            self.put(.batch(records, errors: errors, notes: notes))
+                            guard self.put(.batch(records, errors: errors, notes: notes)) else {
+                                throw Stopped()
+                            }
                             // The pipeline holds the array given; one it handed back is emptied
                             // here, its records freed on this thread, and filled again.
                             records = self.takeRecycled()
@@ -58,11 +62,28 @@ final class RecordBatches: @unchecked Sendable {
         thread.start()
     }
 
-    private func put(_ item: Item) {
+    /// Hands an item to the consumer, waiting while two wait; `false` once ``stop()`` was called.
+    @discardableResult
+    private func put(_ item: Item) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while items.count >= capacity { condition.wait() }
+        while items.count >= capacity, !stopped { condition.wait() }
+        guard !stopped else { return false }
         items.append(item)
+        condition.broadcast()
+        return true
+    }
+
+    /// What the reading thread throws to stop reading once ``stop()`` was called.
+    private struct Stopped: Error {}
+
+    /// Stops the reading thread at its next batch (if it is still reading) and drops what waits:
+    /// for a consumer that gives up before the end (the rules failed to load).
+    func stop() {
+        condition.lock()
+        defer { condition.unlock() }
+        stopped = true
+        items.removeAll()
         condition.broadcast()
     }
 
@@ -74,7 +95,16 @@ final class RecordBatches: @unchecked Sendable {
         _ reader: RecordReader, batchSize: Int, report: (RecordError) -> Void, remark: (String) -> Void,
         each body: ([InputRecord]) -> Void
     ) throws -> InputTally {
-        let batches = RecordBatches(reader: reader, batchSize: batchSize)
+        try RecordBatches(reader: reader, batchSize: batchSize).take(
+            report: report, remark: remark, each: body)
+    }
+
+    /// Hands `body` each batch read (started when this was made), as ``read(_:batchSize:report:remark:each:)``
+    /// describes.
+    func take(
+        report: (RecordError) -> Void, remark: (String) -> Void, each body: ([InputRecord]) -> Void
+    ) throws -> InputTally {
+        let batches = self
         while true {
             switch batches.next() {
             case .batch(let records, let errors, let notes):

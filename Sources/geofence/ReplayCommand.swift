@@ -49,15 +49,30 @@ enum ReplayCommand: Command {
         guard threadCount <= 64 else {
             throw CommandError(message: "--threads wants a number from 1 to 64", status: 2)
         }
-        // One copy of the rules per thread: each shard owns its polygons' GEOS contexts.
+        var reader = RecordReader(path: inputPath, format: format, timeZone: inputTimeZone)
+        // A file's JSON lines are decoded on as many threads as the devices are processed on.
+        reader.decodingThreads = threadCount
+        // A file is read and decoded on a thread of its own, from here on: its first batches are
+        // ready while the rules load (which takes a few milliseconds a copy, most of them in
+        // the polygons), rather than after. Should the rules fail, the reading is stopped.
+        let batches =
+            inputPath == "-" ? nil : RecordBatches(reader: reader, batchSize: ReplayCommand.batchSize)
+        // One copy of the rules per thread: each shard owns its polygons' GEOS contexts. The
+        // copies are loaded at once, each on a thread.
+        let loads = RulesLoads(count: threadCount)
+        DispatchQueue.concurrentPerform(iterations: threadCount) { copy in
+            loads.set(copy, RulesLoader.load(path: rulesPath))
+        }
         var copies: [RulesFile] = []
-        for _ in 0..<threadCount {
-            switch RulesLoader.load(path: rulesPath) {
-            case .success(let loaded): copies.append(loaded)
-            case .failure(let error):
+        for result in loads.results {
+            switch result {
+            case .success(let loaded)?: copies.append(loaded)
+            case .failure(let error)?:
+                batches?.stop()
                 throw CommandError(
                     message: "\(error)\nthe rules have errors; nothing was replayed", status: 1,
                     prefixed: false)
+            case nil: preconditionFailure("every copy of the rules was loaded")
             }
         }
         let rules = copies[0]
@@ -71,9 +86,6 @@ enum ReplayCommand: Command {
         // Whatever ends the replay, an error reading the input included, what was printed is written.
         defer { printer.flush() }
         var summary = ReplaySummary()
-        var reader = RecordReader(path: inputPath, format: format, timeZone: inputTimeZone)
-        // A file's JSON lines are decoded on as many threads as the devices are processed on.
-        reader.decodingThreads = threadCount
         printer.header()
         // Records are processed in batches, the devices of a batch in parallel; the outputs come
         // back in input order.
@@ -129,14 +141,13 @@ enum ReplayCommand: Command {
             FileHandle.standardError.write(Data("geofence: \(reader.source): \(note)\n".utf8))
         }
         let tally: InputTally
-        if inputPath == "-" {
+        if let batches {
+            // The file's batches, read while the last one is processed. Unreadable lines and
+            // remarks are reported as their batch is processed.
+            tally = try batches.take(report: report, remark: remark, each: process)
+        } else {
             // Standard input may be live: each record is answered as it comes.
             tally = try reader.read(record: { process([$0]) }, error: report, note: remark)
-        } else {
-            // A file is read and decoded on a thread of its own while the last batch is processed.
-            // Unreadable lines and remarks are reported as their batch is processed.
-            tally = try RecordBatches.read(
-                reader, batchSize: ReplayCommand.batchSize, report: report, remark: remark, each: process)
         }
         for output in pipeline.finish() {
             summary.count(output)
@@ -241,5 +252,21 @@ struct ReplaySummary: CustomStringConvertible {
         let median = sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
         return "confirmation latency median \(TimeText.duration(median)), "
             + "worst \(TimeText.duration(sorted.last ?? 0)) over \(sorted.count) crossings"
+    }
+}
+
+/// The copies of the rules loaded on several threads at once, each into its own place.
+private final class RulesLoads: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var results: [Result<RulesFile, RulesFileError>?]
+
+    init(count: Int) {
+        results = Array(repeating: nil, count: count)
+    }
+
+    func set(_ copy: Int, _ result: Result<RulesFile, RulesFileError>) {
+        lock.lock()
+        defer { lock.unlock() }
+        results[copy] = result
     }
 }

@@ -68,6 +68,26 @@ import Testing
         #expect(missingRules.stderr.contains("run needs RULES"))
     }
 
+    /// Replay starts reading its input while the rules load; rules that fail stop the reading,
+    /// and the command says only what is wrong with the rules, as when nothing had been read:
+    /// with an input long enough that the reading thread is still busy, and with one missing.
+    @Test func replayWithBrokenRulesStopsReadingAndNamesOnlyTheRules() throws {
+        let scratch = try TemporaryDirectory("replay-broken-rules")
+        try scratch.write("rules.yaml", "places:\n  home: { center: [47.37, 8.54], radius: -5 }\n")
+        let line = #"{"timestamp":1772521200000,"latitude":47.37,"longitude":8.54,"horizontalAccuracy":8}"#
+        try scratch.write("fixes.ndjson", String(repeating: line + "\n", count: 100_000))
+        for input in ["fixes.ndjson", "missing.ndjson"] {
+            let result = try GeofenceProcess.run(
+                ["replay", "rules.yaml", input], in: scratch.path, name: "replay-\(input)")
+            #expect(result.status == 1, "\(input)")
+            #expect(result.stdout.isEmpty, "\(input)")
+            #expect(
+                result.stderr
+                    == "rules.yaml:2:42: place \"home\" radius must be more than 0, not -5\n"
+                    + "the rules have errors; nothing was replayed\n", "\(input): \(result.stderr)")
+        }
+    }
+
     @Test func durationsOnTheCommandLineUseTheRulesFileGrammar() throws {
         let day = try geofence(["simulate", "day", "--interval", "1m30s"])
         #expect(day.status == 0)
