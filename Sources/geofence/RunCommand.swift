@@ -199,11 +199,12 @@ enum RunCommand: Command {
         configuration.publishWaypoints = mqttWaypoints
 
         try start {
-            // The Runner loads the rules again and reports their errors; here they give the display
-            // zone and the warnings check would print.
+            // Here the rules give the display zone and the warnings check would print; the Runner
+            // starts with them, or, when they have errors, loads them again and reports those.
             let rules = try? RulesLoader.load(path: rulesPath).get()
             let zone = DisplayZone.resolve(arguments, rules: rules)
             configuration.displayTimeZone = zone
+            configuration.loadedRules = rules
             if let rules {
                 for warning in ActionPreflight.warnings(
                     for: rules, logDirectory: configuration.logDirectory)

@@ -1,5 +1,6 @@
 public import Foundation
 public import GeofenceInput
+public import GeofenceRules
 
 /// How `geofence run` is set up: the rules, the inputs, the state directory and the limits.
 public struct RunConfiguration: Sendable {
@@ -22,6 +23,11 @@ public struct RunConfiguration: Sendable {
 
     /// The rules file.
     public var rulesPath: String
+    /// The rules as the caller already loaded them from ``rulesPath`` (the command line, for the
+    /// display zone and the warnings), which the runner starts with instead of reading the file
+    /// again (its polygons cost milliseconds); `nil`: the runner loads them, and reports their
+    /// errors.
+    public var loadedRules: RulesFile?
     /// Where to read fixes from.
     public var inputs: [Input]
     /// An MQTT broker to read OwnTracks messages from (and publish transitions to), beside the

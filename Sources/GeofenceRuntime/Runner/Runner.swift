@@ -72,9 +72,13 @@ public final class Runner {
     /// Opens the store, loads the rules and restores the saved state. Throws if the rules do not
     /// pass `check` or the state directory cannot be used.
     public init(configuration: RunConfiguration, printer: @escaping Printer) throws {
+        // The rules loaded are taken, not kept: a reload would otherwise keep the first ones.
+        var configuration = configuration
+        let loaded = configuration.loadedRules
+        configuration.loadedRules = nil
         self.configuration = configuration
         catchUp = CatchUp(configuration: configuration)
-        let rules = try Runner.loadRules(configuration.rulesPath)
+        let rules = try loaded ?? Runner.loadRules(configuration.rulesPath)
         let displayZone = configuration.displayTimeZone ?? rules.timeZone
         self.log = RunLog(verbose: configuration.verbose, timeZone: displayZone)
         store = try Store(directory: configuration.stateDirectory)
