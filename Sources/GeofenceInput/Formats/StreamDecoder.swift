@@ -112,6 +112,17 @@ public struct StreamDecoder: Sendable {
         return lineDecoder.outcome(bytes: bytes, number: number)
     }
 
+    /// ``lineOutcome(bytes:number:)`` handing the outcome to `take` rather than returning it in an
+    /// optional (which copied the whole record out of it for every line); `false`, having read
+    /// nothing, when the input is not read a line at a time by itself.
+    package mutating func readLine(
+        bytes: UnsafeBufferPointer<UInt8>, number: Int, _ take: (consuming LineOutcome) -> Void
+    ) -> Bool {
+        guard case .lines = state else { return false }
+        take(lineDecoder.outcome(bytes: bytes, number: number))
+        return true
+    }
+
     /// Reads one line given as UTF-8 bytes, handing `emit` what it holds (no array per line).
     public mutating func decode(
         bytes: UnsafeBufferPointer<UInt8>, number: Int,

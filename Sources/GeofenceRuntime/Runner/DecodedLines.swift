@@ -52,9 +52,7 @@ struct DecodedLines {
                 return
             }
             if crashText == nil, Self.isASCII(bytes) {
-                if let outcome = decoder.lineOutcome(bytes: bytes, number: Int(number)) {
-                    return add(outcome)
-                }
+                if decoder.readLine(bytes: bytes, number: Int(number), { add($0) }) { return }
                 return decoder.decode(bytes: bytes, number: Int(number)) { add($0) }
             }
             var text = String(decoding: bytes, as: UTF8.self)
