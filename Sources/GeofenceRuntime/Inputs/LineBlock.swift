@@ -12,6 +12,9 @@ struct LineBlock: Sendable {
         var endOffset: Int64
         var byteCount: Int64
         var isTooLong: Bool
+        /// Whether every byte is ASCII: found by the reading thread, as it copies the line, so
+        /// that the decoding thread (the busier) need not look at every byte again.
+        var isASCII: Bool
     }
 
     /// The lines' bytes, without their newlines; a line too long has none.
@@ -28,7 +31,8 @@ struct LineBlock: Sendable {
             lines.append(
                 Line(
                     end: bytes.count, number: line.number, endOffset: line.endOffset,
-                    byteCount: line.byteCount, isTooLong: line.isTooLong))
+                    byteCount: line.byteCount, isTooLong: line.isTooLong,
+                    isASCII: line.text.utf8.allSatisfy { $0 < 0x80 }))
         }
     }
 
@@ -45,19 +49,25 @@ struct LineBlock: Sendable {
         lines.append(
             Line(
                 end: bytes.count, number: line.number, endOffset: line.endOffset, byteCount: line.byteCount,
-                isTooLong: line.isTooLong))
+                isTooLong: line.isTooLong, isASCII: line.isASCII))
     }
 
     /// Calls `body` with each line's bytes (`nil` for a line too long) and number, in order; the
     /// bytes are valid only for the call.
     func forEachLine(_ body: (UnsafeBufferPointer<UInt8>?, Int64) throws -> Void) rethrows {
+        try forEachLine { bytes, number, _ in try body(bytes, number) }
+    }
+
+    /// ``forEachLine(_:)`` also telling `body` whether the line is all ASCII.
+    func forEachLine(_ body: (UnsafeBufferPointer<UInt8>?, Int64, _ isASCII: Bool) throws -> Void) rethrows {
         try bytes.withUnsafeBufferPointer { buffer in
             var start = 0
             for line in lines {
                 if line.isTooLong {
-                    try body(nil, line.number)
+                    try body(nil, line.number, true)
                 } else {
-                    try body(UnsafeBufferPointer(rebasing: buffer[start..<line.end]), line.number)
+                    try body(
+                        UnsafeBufferPointer(rebasing: buffer[start..<line.end]), line.number, line.isASCII)
                 }
                 start = line.end
             }

@@ -46,12 +46,12 @@ struct DecodedLines {
     // A method on `self` rather than closures capturing a local: `self` is then reached through
     // the `inout` with no dynamic exclusivity check for each record.
     private mutating func read(_ lines: LineBlock, with decoder: inout StreamDecoder, crashText: String?) {
-        lines.forEachLine { bytes, number in
+        lines.forEachLine { bytes, number, isASCII in
             guard let bytes else {
                 entries.append(.tooLong(number: number))
                 return
             }
-            if crashText == nil, Self.isASCII(bytes) {
+            if crashText == nil, isASCII {
                 if decoder.readLine(bytes: bytes, number: Int(number), { add($0) }) { return }
                 return decoder.decode(bytes: bytes, number: Int(number)) { add($0) }
             }
@@ -93,25 +93,6 @@ struct DecodedLines {
         if isFix { fixes += 1 }
         entries.append(.record(records.count, isFix: isFix, isIgnored: isIgnored))
         records.append(record)
-    }
-
-    /// Whether every byte is ASCII, so the bytes are already the UTF-8 a `String` of them would hold.
-    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let base = bytes.baseAddress else { return true }
-        var index = 0
-        let count = bytes.count
-        // Eight bytes at a time: any byte with its top bit set is not ASCII.
-        while index + 8 <= count {
-            if UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 != 0 {
-                return false
-            }
-            index += 8
-        }
-        while index < count {
-            if base[index] >= 0x80 { return false }
-            index += 1
-        }
-        return true
     }
 }
 
