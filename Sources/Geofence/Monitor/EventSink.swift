@@ -64,10 +64,7 @@ struct EventSink {
     func appendInOrder(to output: inout [Event]) {
         // Most fixes cause no event: nothing to append, not even an empty collection's.
         guard !events.isEmpty else { return }
-        guard events.count > 1 else {
-            output.append(contentsOf: events)
-            return
-        }
+        guard events.count > 1 else { return Self.append(events, to: &output) }
         func rank(_ event: Event) -> Int {
             switch (event.kind, event.state) {
             case (.transition, .unsatisfied): 0
@@ -85,11 +82,9 @@ struct EventSink {
             if ra != rb { return ra < rb }
             return events[a].date < events[b].date
         }
-        // The caller's events often wait with a whole batch's: room for exactly these. (Only into
-        // an empty array: reserving exactly on every call would make a long run of calls quadratic.)
-        if output.isEmpty { output.reserveCapacity(events.count) }
         var order: [Int] = []
         order.reserveCapacity(events.count)
+        var reordered = false
         for index in events.indices {
             var position = order.count
             while position > 0 {
@@ -97,8 +92,29 @@ struct EventSink {
                 if events[before].identifier == events[index].identifier || !precedes(index, before) { break }
                 position -= 1
             }
-            order.insert(index, at: position)
+            if position == order.count {
+                order.append(index)
+            } else {
+                order.insert(index, at: position)
+                reordered = true
+            }
         }
+        // Already in order (a device's first determinations, one for each condition, all of one
+        // fix): handed over whole.
+        guard reordered else { return Self.append(events, to: &output) }
+        // The caller's events often wait with a whole batch's: room for exactly these. (Only into
+        // an empty array: reserving exactly on every call would make a long run of calls quadratic.)
+        if output.isEmpty { output.reserveCapacity(events.count) }
         for index in order { output.append(events[index]) }
+    }
+
+    /// Appends `events` to `output`; into an empty one by sharing their storage rather than
+    /// copying each event (the usual case: an input's events start the list).
+    private static func append(_ events: [Event], to output: inout [Event]) {
+        if output.isEmpty {
+            output = events
+        } else {
+            output.append(contentsOf: events)
+        }
     }
 }
