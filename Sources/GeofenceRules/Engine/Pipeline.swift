@@ -650,19 +650,27 @@ extension DeviceEngine {
         let name = output.device
         let place = event.identifier
         let inside = event.state == .satisfied
-        let placeEvent = PlaceEvent(event, device: name)
-        output.placeEvents.append(placeEvent)
+        let transition = Transition(event)
+        // Made in the list, not copied into it.
+        output.placeEvents.append(PlaceEvent(event, transition: transition, device: name))
         guard event.kind == .transition, inside || event.state == .unsatisfied else { return }
-        // The dwells a live clock fired before this change was confirmed fire first.
-        output.collect(evaluator.advanceClock(to: event.confirmedAt, device: name, state: &rules))
-        let coordinate = event.evidenceCoordinate
-        let accuracy = event.evidenceAccuracy
         let kind: Occurrence.Kind
-        switch placeEvent.transition {
+        switch transition {
         case .enter: kind = .enter
         case .exit: kind = .exit
         default: kind = .determined(inside: inside)
         }
+        // A first determination outside, for a device in no place and on no commute, changes
+        // nothing the rules keep (a new device's first events are one for each place).
+        if kind == .determined(inside: false), output.person == nil,
+            evaluator.ignoresDeterminationOutside(state: rules)
+        {
+            return
+        }
+        // The dwells a live clock fired before this change was confirmed fire first.
+        output.collect(evaluator.advanceClock(to: event.confirmedAt, device: name, state: &rules))
+        let coordinate = event.evidenceCoordinate
+        let accuracy = event.evidenceAccuracy
         // A person with several devices moves as the first of them: the first device in makes
         // the person enter, the first one out makes them leave, and a device that only agrees
         // with where the person already is changes nothing (a phone and a watch arriving home

@@ -39,10 +39,15 @@ public struct PlaceEvent: Sendable, Hashable, Codable {
     private(set) var assignedID: String?
 
     init(_ event: Event, device: String) {
+        self.init(event, transition: Transition(event), device: device)
+    }
+
+    /// ``init(_:device:)`` with the event's ``Transition`` already found.
+    init(_ event: Event, transition: Transition, device: String) {
         self.device = device
         self.place = event.identifier
         self.state = event.state
-        self.transition = Transition(event)
+        self.transition = transition
         self.date = event.date
         self.confirmedAt = event.confirmedAt
         self.distance = event.signedDistanceMeters.map { ($0 * 10).rounded() / 10 }

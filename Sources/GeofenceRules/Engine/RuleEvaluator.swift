@@ -92,6 +92,13 @@ public final class RuleEvaluator: Sendable {
 
     // MARK: Time
 
+    /// Whether a first determination outside a place would change nothing in `state` and fire
+    /// nothing, ``advanceClock(to:device:state:)`` before it included: the device is in no place
+    /// (no dwell can fall due, none is to end) and no commute is under way (none can run out).
+    func ignoresDeterminationOutside(state: RuleState) -> Bool {
+        state.insideSince.isEmpty && state.openCommutes.isEmpty
+    }
+
     /// Lets the dwell rules that fell due by `date` fire, and nothing else: the engine's clock in
     /// a live run (``Pipeline/advance(to:)``), and the same step before each change the monitor
     /// confirms, at the time it was confirmed, so a replay fires the dwells a live clock would
