@@ -88,6 +88,36 @@ import Testing
         }
     }
 
+    /// Output that cannot be written (a full disk) ends replay with a message and status 1, not a
+    /// trap.
+    @Test func replayThatCannotWriteItsOutputSaysSoAndExitsOne() throws {
+        let scratch = try TemporaryDirectory("replay-full")
+        try scratch.write("rules.yaml", "places:\n  home: { center: [47.37, 8.54], radius: 100 }\n")
+        // Enough events to fill the output buffer: every fix of 300 devices far from home.
+        var lines = ""
+        for second in 0..<40 {
+            for device in 0..<300 {
+                lines +=
+                    #"{"timestamp":\#(1_772_521_200_000 + second * 1000),"latitude":47.4,"longitude":8.6,"#
+                    + #""horizontalAccuracy":8,"deviceId":"d\#(device)"}"# + "\n"
+            }
+        }
+        try scratch.write("fixes.ndjson", lines)
+        let process = Process()
+        process.executableURL = try GeofenceCommand.executable()
+        process.arguments = ["replay", "rules.yaml", "fixes.ndjson"]
+        process.currentDirectoryURL = URL(fileURLWithPath: scratch.path)
+        process.standardOutput = FileHandle(forWritingAtPath: "/dev/full")
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 1)
+        #expect(stderr.hasPrefix("geofence: cannot write the output: "), "\(stderr)")
+    }
+
     @Test func durationsOnTheCommandLineUseTheRulesFileGrammar() throws {
         let day = try geofence(["simulate", "day", "--interval", "1m30s"])
         #expect(day.status == 0)
