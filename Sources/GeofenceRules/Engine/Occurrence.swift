@@ -258,19 +258,32 @@ struct StableID {
         }
         separate()
         if whole < 0 { mix(UInt8(ascii: "-")) }
-        // The digits are found from the last, by constant divisions (multiplications), and mixed
-        // from the first: dividing by a power of ten held in a variable, twice a digit, was a
-        // hardware division each time, a thirteen-digit time costing hundreds of cycles.
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        var count = 0
+        // The digits are found from the last, two at a time by constant divisions
+        // (multiplications), into memory read without bounds checks, and mixed from the first:
+        // dividing by a power of ten held in a variable, twice a digit, was a hardware division
+        // each time, a thirteen-digit time costing hundreds of cycles.
         var rest = whole.magnitude
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            repeat {
-                count += 1
-                buffer[buffer.count - count] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            } while rest > 0
-            for index in buffer.count - count..<buffer.count { mix(buffer[index]) }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
+            guard let digits = buffer.baseAddress else { return }
+            var start = 20
+            while rest >= 100 {
+                let pair = UInt8(truncatingIfNeeded: rest % 100)
+                rest /= 100
+                let tens = pair / 10
+                digits[start - 1] = UInt8(ascii: "0") + pair - 10 * tens
+                digits[start - 2] = UInt8(ascii: "0") + tens
+                start -= 2
+            }
+            if rest >= 10 {
+                let tens = UInt8(truncatingIfNeeded: rest / 10)
+                digits[start - 1] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest) - 10 * tens
+                digits[start - 2] = UInt8(ascii: "0") + tens
+                start -= 2
+            } else {
+                digits[start - 1] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest)
+                start -= 1
+            }
+            for index in start..<20 { mix(digits[index]) }
         }
     }
 
