@@ -12,10 +12,11 @@ struct EventSink {
     private var keys: [Date] = []
     /// The evidence of the last event made through ``evidence(fix:visit:)``, for the next.
     private var lastEvidence: Event.Evidence?
-    /// How many events one input can cause at most, but for a dwell each (one per condition).
+    /// The room made at the first event: an event for each condition, as a device's first
+    /// determinations are.
     private let capacity: Int
 
-    /// A sink for the events of one input to the conditions of `conditions` trackers.
+    /// A sink for the events one input causes among `conditions` conditions.
     init(conditions: Int = 1) {
         capacity = conditions
     }
