@@ -104,22 +104,15 @@ public struct StreamDecoder: Sendable {
     }
 
     /// Reads one line as ``decode(bytes:number:_:)`` does when the input is read a line at a time
-    /// by itself (the line formats, once the first line has said which), giving what the line held
-    /// as a type of this module (no `Result` made for each line and taken apart by the caller);
-    /// `nil`, having read nothing, otherwise: the caller then reads the line with `decode`.
-    package mutating func lineOutcome(bytes: UnsafeBufferPointer<UInt8>, number: Int) -> LineOutcome? {
-        guard case .lines = state else { return nil }
-        return lineDecoder.outcome(bytes: bytes, number: number)
-    }
-
-    /// ``lineOutcome(bytes:number:)`` handing the outcome to `take` rather than returning it in an
-    /// optional (which copied the whole record out of it for every line); `false`, having read
-    /// nothing, when the input is not read a line at a time by itself.
+    /// by itself (the line formats, once the first line has said which), handing `take` what the
+    /// line held as a type of this module (no `Result` made for each line and taken apart by the
+    /// caller, and no optional around it, which copied the whole record out for every line);
+    /// `false`, having read nothing, otherwise: the caller then reads the line with `decode`.
     package mutating func readLine(
-        bytes: UnsafeBufferPointer<UInt8>, number: Int, _ take: (consuming LineOutcome) -> Void
-    ) -> Bool {
+        bytes: UnsafeBufferPointer<UInt8>, number: Int, _ take: (consuming LineOutcome) throws -> Void
+    ) rethrows -> Bool {
         guard case .lines = state else { return false }
-        take(lineDecoder.outcome(bytes: bytes, number: number))
+        try take(lineDecoder.outcome(bytes: bytes, number: number))
         return true
     }
 
@@ -134,14 +127,14 @@ public struct StreamDecoder: Sendable {
             if start == end, format == .auto { return }
             state = decide(bytes, number: number)
         }
-        if let outcome = lineOutcome(bytes: bytes, number: number) {
+        let read = try readLine(bytes: bytes, number: number) { outcome in
             switch consume outcome {
             case .record(let record): try emit(.success(record))
             case .failure(let error): try emit(.failure(error))
             case .nothing: break
             }
-            return
         }
+        if read { return }
         // Each case takes its reader out of `state` before using it, so the reader's buffers are
         // not shared with the enum and are changed in place rather than copied for every line.
         switch state {
