@@ -187,7 +187,8 @@ import Testing
     func aTimeTheDirectFormCannotWriteLeavesTheBufferAsItWas(_ date: Date) throws {
         let value = event(device: "phone", date: date)
         var bytes: [UInt8] = Array("kept".utf8)
-        #expect(!EventLineWriter.append("event", value, to: &bytes))
+        var reuse = EventLineReuse()
+        #expect(!EventLineWriter.append("event", value, to: &bytes, reusing: &reuse))
         #expect(bytes == Array("kept".utf8))
         // The encoder still writes it, after what was there.
         try EngineJSON.appendLine("event", value, to: &bytes)

@@ -117,14 +117,9 @@ enum EventLineWriter {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Appends the line (without a newline) to `out`; `false`, with `out` as it was, when a text
-    /// needs escaping, a number is not finite or a time is outside the years the direct form holds.
-    static func append(_ type: String, _ event: PlaceEvent, to out: inout [UInt8]) -> Bool {
-        var reuse = EventLineReuse()
-        return append(type, event, to: &out, reusing: &reuse)
-    }
-
-    /// ``append(_:_:to:)`` writing the coordinate from `reuse` when the line before had the same.
+    /// Appends the line (without a newline) to `out`, writing a value from `reuse` when the line
+    /// before wrote the same; `false`, with `out` as it was, when a text needs escaping, a number
+    /// is not finite or a time is outside the years the direct form holds.
     static func append(
         _ type: String, _ event: PlaceEvent, to out: inout [UInt8], reusing reuse: inout EventLineReuse
     ) -> Bool {
