@@ -22,8 +22,8 @@ struct EarthPoint: Sendable, Hashable {
     /// The point at a coordinate, on the ellipsoid's surface, to a few nanometres (the angles'
     /// sines and cosines through ``QuickTrig``).
     init(_ coordinate: Coordinate) {
-        let (sinPhi, cosPhi) = QuickTrig.sinCos(radians(coordinate.latitude))
-        let (sinLambda, cosLambda) = QuickTrig.sinCos(radians(coordinate.longitude))
+        let ((sinPhi, cosPhi), (sinLambda, cosLambda)) = QuickTrig.sinCos(
+            latitude: coordinate.latitude, longitude: coordinate.longitude)
         let n = WGS84.primeVerticalRadius(sin2: sinPhi * sinPhi)
         x = n * cosPhi * cosLambda
         y = n * cosPhi * sinLambda

@@ -10,6 +10,8 @@ import Foundation
 /// angle-sum formulas join them. The monitor takes one ``EarthPoint`` a fix, four of these: that
 /// was about a ninth of one device's pipeline in replay. Every use of a point is a bound with at
 /// least a millimetre of slack, and a few units in the last place are nanometres on the Earth.
+/// (Nothing whose value is printed takes them: a stay's plane point, say, moves its reported
+/// coordinate, and the nanometres would show in the last digit.)
 enum QuickTrig {
     /// Table entries per radian: a power of two, so that an entry's angle is exact.
     private static let perRadian = 64.0
@@ -27,11 +29,40 @@ enum QuickTrig {
         return values
     }()
 
+    /// Radians in a degree, as one constant: a conversion is then one multiplication, where
+    /// `degrees * .pi / 180` is a multiplication and a division (the result may differ in its
+    /// last bit, which is nothing here).
+    private static let radiansPerDegree = Double.pi / 180
+
     /// The sine and cosine of `angle`.
     @inline(__always)
     static func sinCos(_ angle: Double) -> (sin: Double, cos: Double) {
         // Also false for NaN.
         guard angle.magnitude <= 3.2 else { return (sin(angle), cos(angle)) }
+        return table.withUnsafeBufferPointer { sinCos(angle, table: $0) }
+    }
+
+    /// The sines and cosines of a coordinate's latitude and longitude, given in degrees: both read
+    /// from the table at once (a lazily made global is checked once, not for each angle).
+    @inline(__always)
+    static func sinCos(latitude: Double, longitude: Double) -> (
+        latitude: (sin: Double, cos: Double), longitude: (sin: Double, cos: Double)
+    ) {
+        let phi = latitude * radiansPerDegree, lambda = longitude * radiansPerDegree
+        // Also false for NaN.
+        guard phi.magnitude <= 3.2, lambda.magnitude <= 3.2 else {
+            return ((sin(phi), cos(phi)), (sin(lambda), cos(lambda)))
+        }
+        return table.withUnsafeBufferPointer { table in
+            (sinCos(phi, table: table), sinCos(lambda, table: table))
+        }
+    }
+
+    /// The sine and cosine of an angle within ±3.2 radians, from the table and the series.
+    @inline(__always)
+    private static func sinCos(_ angle: Double, table: UnsafeBufferPointer<Double>) -> (
+        sin: Double, cos: Double
+    ) {
         let scaled = angle * perRadian
         let k = Int(scaled + (scaled < 0 ? -0.5 : 0.5))
         let d = angle - Double(k) / perRadian
@@ -42,9 +73,7 @@ enum QuickTrig {
             1 - d2 * 0.5
             * (1 - d2 * (1 / 12.0) * (1 - d2 * (1 / 30.0) * (1 - d2 * (1 / 56.0) * (1 - d2 * (1 / 90.0)))))
         let index = 2 * (k + limit)
-        return table.withUnsafeBufferPointer { table in
-            let sinK = table[index], cosK = table[index + 1]
-            return (sinK * c + cosK * s, cosK * c - sinK * s)
-        }
+        let sinK = table[index], cosK = table[index + 1]
+        return (sinK * c + cosK * s, cosK * c - sinK * s)
     }
 }
