@@ -242,7 +242,7 @@ struct ConditionTracker: Sendable {
         let previousState: ConditionState?
         let kind: Event.Kind
 
-        init(_ event: Event) {
+        init(_ event: borrowing Event) {
             date = event.date
             confirmedAt = event.confirmedAt
             evidence = event.evidence
@@ -387,7 +387,7 @@ struct ConditionTracker: Sendable {
             side = decided
             evidence = decided
         } else {
-            let d = condition.signedDistance(to: fix.coordinate)
+            let d = definition.condition.signedDistance(to: fix.coordinate)
             // GEOS reports failure as NaN; such a fix tells nothing about this condition.
             guard d.isFinite else { return }
             exact = d
@@ -402,10 +402,11 @@ struct ConditionTracker: Sendable {
             if !continuous {
                 lastSideChange = CrossingEstimate(date: t, after: t)
             } else if lastSide != side, let previous {
-                let d = exact ?? condition.signedDistance(to: fix.coordinate)
+                let d = exact ?? definition.condition.signedDistance(to: fix.coordinate)
                 exact = d
                 let date = ConditionTracker.crossingTime(
-                    from: previous.timestamp, distance: condition.signedDistance(to: previous.coordinate),
+                    from: previous.timestamp,
+                    distance: definition.condition.signedDistance(to: previous.coordinate),
                     to: t, distance: d)
                 lastSideChange = CrossingEstimate(date: date, after: previous.timestamp)
             }
@@ -436,7 +437,7 @@ struct ConditionTracker: Sendable {
         if let runSide = pending?.side {
             var silenceHolds = false
             if let reach = fix.silentWithinMeters {
-                let d = exact ?? condition.signedDistance(to: fix.coordinate)
+                let d = exact ?? definition.condition.signedDistance(to: fix.coordinate)
                 exact = d
                 silenceHolds = holdsSide(distance: d, reach: reach, accuracy: accuracy, side: runSide)
             }
@@ -611,7 +612,7 @@ struct ConditionTracker: Sendable {
     /// `delivered` the engine's time when it came in.
     mutating func observe(_ visit: Visit, start: Date, delivered: Date, into sink: inout EventSink) {
         let h = hysteresis
-        let d = condition.signedDistance(to: visit.coordinate)
+        let d = definition.condition.signedDistance(to: visit.coordinate)
         guard d.isFinite else { return }
         // A visit that ended before this condition's last event is older news than what was
         // already reported; replaying it would move dates backwards.
@@ -671,7 +672,7 @@ struct ConditionTracker: Sendable {
         visit: Visit?,
         into sink: inout EventSink, orderKey: Date? = nil
     ) {
-        let distance = distance ?? fix.map { condition.signedDistance(to: $0.coordinate) } ?? .nan
+        let distance = distance ?? fix.map { definition.condition.signedDistance(to: $0.coordinate) } ?? .nan
         change(
             to: newState, date: date, confirmedAt: confirmedAt, distance: distance,
             evidence: sink.evidence(fix: fix, visit: visit), into: &sink, orderKey: orderKey)
@@ -684,7 +685,7 @@ struct ConditionTracker: Sendable {
         to newState: ConditionState, date: Date, confirmedAt: Date, distance: Double?,
         decidedBy fix: borrowing Fix, into sink: inout EventSink, orderKey: Date
     ) {
-        let distance = distance ?? condition.signedDistance(to: fix.coordinate)
+        let distance = distance ?? definition.condition.signedDistance(to: fix.coordinate)
         change(
             to: newState, date: date, confirmedAt: confirmedAt, distance: distance,
             evidence: sink.evidence(of: fix), into: &sink, orderKey: orderKey)
@@ -704,12 +705,15 @@ struct ConditionTracker: Sendable {
             signedDistanceMeters: distance.isFinite ? distance : nil, evidence: evidence,
             previousState: state)
         state = newState
-        lastEvent = event
+        // Kept and handed on without a copy: the stored event reads the event where it is, and
+        // the sink takes it over (each copy of an event, and its destruction, retained and released
+        // its identifier and its evidence).
+        storedEvent = StoredEvent(event)
         pending = nil
         dwellReported = false
         dwellStart = newState == .satisfied ? date : nil
         if newState != .satisfied { heldByVisit = false }
-        sink.append(event, orderKey: min(orderKey ?? date, date))
+        sink.append(consume event, orderKey: min(orderKey ?? date, date))
     }
 
     /// Reports the dwell event once the stay has lasted long enough; a `nil` distance is measured
@@ -729,14 +733,15 @@ struct ConditionTracker: Sendable {
         dwellStart = start
         guard now.timeIntervalSince(start) >= dwell else { return }
         dwellReported = true
-        let distance = distance ?? fix.map { condition.signedDistance(to: $0.coordinate) } ?? .nan
+        let distance = distance ?? fix.map { definition.condition.signedDistance(to: $0.coordinate) } ?? .nan
         let event = Event(
             identifier: identifier, state: .satisfied, kind: .dwell, date: start.addingTimeInterval(dwell),
             confirmedAt: confirmedAt, signedDistanceMeters: distance,
             evidence: sink.evidence(fix: fix, visit: visit),
             previousState: .satisfied)
-        lastEvent = event
-        sink.append(event, orderKey: event.date)
+        storedEvent = StoredEvent(event)
+        let orderKey = event.date
+        sink.append(consume event, orderKey: orderKey)
     }
 
     // MARK: Codable

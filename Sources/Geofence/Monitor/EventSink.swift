@@ -50,7 +50,7 @@ struct EventSink {
 
     /// Adds an event; `orderKey` is the start of the interval its date was found in (its date when
     /// nothing was interpolated).
-    mutating func append(_ event: Event, orderKey: Date) {
+    mutating func append(_ event: consuming Event, orderKey: Date) {
         // Room for an event of every condition at the first: a new device's first
         // determinations are one for each, and growing the arrays one step at a time copied them.
         if events.isEmpty, capacity > 1 {

@@ -573,7 +573,7 @@ extension DeviceEngine {
             // to the commute that arrival completes.
             observeStops(visits, evaluator: evaluator, output: &output)
         }
-        for event in output.events { apply(event, evaluator: evaluator, output: &output) }
+        applyAll(output.events, evaluator: evaluator, output: &output)
         if evaluator.rules.visits != nil {
             if !visits.isEmpty { output.visits = visits }
             for visit in visits {
@@ -613,13 +613,13 @@ extension DeviceEngine {
     ) {
         output.events = monitor.ingestClaim(
             identifier: place, inside: transition.event == "enter", at: transition.timestamp)
-        for event in output.events { apply(event, evaluator: evaluator, output: &output) }
+        applyAll(output.events, evaluator: evaluator, output: &output)
     }
 
     /// Advances the monitor's clock.
     mutating func advance(to date: Date, evaluator: RuleEvaluator, output: inout PipelineOutput) {
         output.events = monitor.advance(to: date)
-        for event in output.events { apply(event, evaluator: evaluator, output: &output) }
+        applyAll(output.events, evaluator: evaluator, output: &output)
         output.collect(evaluator.advanceClock(to: date, device: output.device, state: &rules))
     }
 
@@ -631,7 +631,7 @@ extension DeviceEngine {
         if let stop = RuleEvaluator.Stop(visit) {
             output.collect(evaluator.observe(stop, device: output.device, state: &rules))
         }
-        for event in output.events { apply(event, evaluator: evaluator, output: &output) }
+        applyAll(output.events, evaluator: evaluator, output: &output)
         output.visits = [visit]
         visitOccurrences(visit, evaluator: evaluator, places: places, output: &output)
     }
@@ -646,7 +646,19 @@ extension DeviceEngine {
         }
     }
 
-    private mutating func apply(_ event: Event, evaluator: RuleEvaluator, output: inout PipelineOutput) {
+    /// Applies the monitor's events in turn, each read where it lies in the list: a loop over the
+    /// list's elements copied each event out (its identifier and its evidence retained, then
+    /// released), for every event of a fleet's first determinations.
+    private mutating func applyAll(_ events: [Event], evaluator: RuleEvaluator, output: inout PipelineOutput)
+    {
+        events.withUnsafeBufferPointer { events in
+            for index in events.indices { apply(events[index], evaluator: evaluator, output: &output) }
+        }
+    }
+
+    private mutating func apply(
+        _ event: borrowing Event, evaluator: RuleEvaluator, output: inout PipelineOutput
+    ) {
         let name = output.device
         let place = event.identifier
         let inside = event.state == .satisfied

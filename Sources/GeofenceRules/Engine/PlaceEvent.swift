@@ -38,12 +38,12 @@ public struct PlaceEvent: Sendable, Hashable, Codable {
     /// The id set (or decoded), which ``id`` gives instead of the one made from the event.
     private(set) var assignedID: String?
 
-    init(_ event: Event, device: String) {
+    init(_ event: borrowing Event, device: String) {
         self.init(event, transition: Transition(event), device: device)
     }
 
     /// ``init(_:device:)`` with the event's ``Transition`` already found.
-    init(_ event: Event, transition: Transition, device: String) {
+    init(_ event: borrowing Event, transition: Transition, device: String) {
         self.device = device
         self.place = event.identifier
         self.state = event.state

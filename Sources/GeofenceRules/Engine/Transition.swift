@@ -37,7 +37,7 @@ public enum Transition: Sendable, Hashable {
 
     /// The transition a monitor event stands for: a first determination, an arrival or a
     /// departure for state changes, otherwise the event's kind.
-    public init(_ event: Event) {
+    public init(_ event: borrowing Event) {
         switch event.kind {
         case .transition:
             if event.isFirstDetermination {
