@@ -6,50 +6,57 @@ public import Foundation
 /// Only the time and the coordinate are always known. Everything else is optional because real
 /// trackers leave it out: OwnTracks may send no accuracy, GPX has no speed, CSV exports vary.
 public struct Fix: Hashable, Sendable, Codable {
-    // The optional numbers are kept in eight bytes each, not nine padded to sixteen (a fix is
-    // copied between every stage of reading and deciding): 128 bytes in all, 176 before.
-    // No default value: the initialisers set it once (a default was stored first, then
-    // overwritten, for every fix made).
-    @usableFromInline var stored: Compact
+    // What every fix of a logger has (time, position, accuracy, device) is kept inline; the rest,
+    // which most fixes lack, in one shared box that is not there at all when all of it is absent.
+    // A fix is moved between every stage of reading and deciding: 56 bytes are moved in a few
+    // registers, where the 128 of every field inline went through `memcpy`, several times a fix.
+    // No default values: the initialisers set each field once.
 
     /// When the position was measured (not when it arrived).
     public var timestamp: Date
     /// Where the device was.
     public var coordinate: Coordinate
+    @usableFromInline var accuracyStorage: CompactOptional
+    /// Which device sent the fix, for inputs that carry several.
+    public var deviceId: String?
+    /// The other fields, when any is present.
+    @usableFromInline var extras: Extras?
+
     /// Radius of the 68% confidence circle in metres, if the tracker sent one.
     public var horizontalAccuracy: Double? {
-        get { stored.horizontalAccuracy.double }
-        set { stored.horizontalAccuracy = CompactOptional(newValue) }
+        get { accuracyStorage.double }
+        set { accuracyStorage = CompactOptional(newValue) }
     }
     /// Altitude above the WGS84 ellipsoid or sea level, as the tracker reports it, in metres.
     public var altitude: Double? {
-        get { stored.altitude.double }
-        set { stored.altitude = CompactOptional(newValue) }
+        get { extras?.altitude.double }
+        set { changeExtras { $0.altitude = CompactOptional(newValue) } }
     }
     /// Altitude uncertainty in metres.
     public var verticalAccuracy: Double? {
-        get { stored.verticalAccuracy.double }
-        set { stored.verticalAccuracy = CompactOptional(newValue) }
+        get { extras?.verticalAccuracy.double }
+        set { changeExtras { $0.verticalAccuracy = CompactOptional(newValue) } }
     }
     /// Ground speed in metres per second.
     public var speed: Double? {
-        get { stored.speed.double }
-        set { stored.speed = CompactOptional(newValue) }
+        get { extras?.speed.double }
+        set { changeExtras { $0.speed = CompactOptional(newValue) } }
     }
     /// Direction of travel in degrees clockwise from true north.
     public var course: Double? {
-        get { stored.course.double }
-        set { stored.course = CompactOptional(newValue) }
+        get { extras?.course.double }
+        set { changeExtras { $0.course = CompactOptional(newValue) } }
     }
     /// Building floor, where known.
     public var floor: Int? {
-        get { stored.floor }
-        set { stored.floor = newValue }
+        get { extras?.floor }
+        set { changeExtras { $0.floor = newValue } }
     }
-    /// Which device sent the fix, for inputs that carry several.
-    public var deviceId: String?
     /// A free-form label from the tracker (OwnTracks `tid`, a logger's tag).
-    public var label: String?
+    public var label: String? {
+        get { extras?.label }
+        set { changeExtras { $0.label = newValue } }
+    }
     /// How far the device can move from here without the tracker sending another fix, in metres;
     /// `nil` when the tracker's silence promises nothing (a timer, most loggers).
     ///
@@ -57,18 +64,21 @@ public struct Fix: Hashable, Sendable, Codable {
     /// evidence that the device stayed within it: OwnTracks on iOS in move mode (`m: 2`) reports
     /// every 100 m, in significant-changes mode (`m: 1`) after 500 m.
     public var silentWithinMeters: Double? {
-        get { stored.silentWithinMeters.double }
-        set { stored.silentWithinMeters = CompactOptional(newValue) }
+        get { extras?.silentWithinMeters.double }
+        set { changeExtras { $0.silentWithinMeters = CompactOptional(newValue) } }
     }
     /// Why the tracker sent this fix, when it says; `nil` when it does not.
     public var trigger: Trigger? {
-        get { stored.trigger }
-        set { stored.trigger = newValue }
+        get { extras?.trigger }
+        set { changeExtras { $0.trigger = newValue } }
     }
     /// The tracker's own regions it says the device is in (OwnTracks `inregions`, by name); `nil`
     /// when it does not say. A condition named here takes the fix as evidence of inside whatever
     /// its position; one not named learns nothing from the list (the tracker may not watch it).
-    public var regions: [String]?
+    public var regions: [String]? {
+        get { extras?.regions }
+        set { changeExtras { $0.regions = newValue } }
+    }
 
     /// Why a tracker sent a fix, as OwnTracks' `t` says it.
     public enum Trigger: String, Codable, Sendable, Hashable {
@@ -93,20 +103,19 @@ public struct Fix: Hashable, Sendable, Codable {
     ) {
         self.timestamp = timestamp
         self.coordinate = coordinate
+        self.accuracyStorage = CompactOptional(Fix.known(horizontalAccuracy))
         self.deviceId = deviceId
-        self.label = label
-        self.regions = regions
-        // Inlinable, and the compact fields set as one value rather than through their setters:
-        // compiled in this module, the initialiser built the fix, copied it and destroyed the
-        // original (a retain and a release of each of its strings), for every fix decoded.
-        self.stored = Compact(
-            horizontalAccuracy: CompactOptional(Fix.known(horizontalAccuracy)),
+        // Inlinable, and the box made only when something goes in it: compiled in this module,
+        // the initialiser built the fix, copied it and destroyed the original (a retain and a
+        // release of each of its references), for every fix decoded.
+        let fields = Extras.Fields(
             altitude: CompactOptional(altitude.flatMap { $0.isFinite ? $0 : nil }),
             verticalAccuracy: CompactOptional(Fix.known(verticalAccuracy)),
             speed: CompactOptional(Fix.known(speed)),
             course: CompactOptional(Fix.known(course)),
             silentWithinMeters: CompactOptional(Fix.known(silentWithinMeters)),
-            floor: floor, trigger: trigger)
+            floor: floor, trigger: trigger, label: label, regions: regions)
+        self.extras = fields.isEmpty ? nil : Extras(fields)
     }
 
     /// Core Location marks unknown accuracies, speeds and courses with negative numbers.
@@ -116,36 +125,75 @@ public struct Fix: Hashable, Sendable, Codable {
         return value
     }
 
-    /// The optional fields of fixed size, together so that the small ones share one word.
-    @usableFromInline
-    struct Compact: Sendable {
-        @usableFromInline var horizontalAccuracy = CompactOptional(nil as Double?)
-        @usableFromInline var altitude = CompactOptional(nil as Double?)
-        @usableFromInline var verticalAccuracy = CompactOptional(nil as Double?)
-        @usableFromInline var speed = CompactOptional(nil as Double?)
-        @usableFromInline var course = CompactOptional(nil as Double?)
-        @usableFromInline var silentWithinMeters = CompactOptional(nil as Double?)
-        @usableFromInline var floor: Int?
-        @usableFromInline var trigger: Trigger?
+    /// Changes the fields kept out of line: the box is shared by copies of the fix, so a changed
+    /// one is a new box (or none, when nothing is left in it).
+    private mutating func changeExtras(_ change: (inout Extras.Fields) -> Void) {
+        var fields = extras?.fields ?? Extras.Fields()
+        change(&fields)
+        extras = fields.isEmpty ? nil : Extras(fields)
+    }
 
-        @inlinable
-        init(
-            horizontalAccuracy: CompactOptional, altitude: CompactOptional, verticalAccuracy: CompactOptional,
-            speed: CompactOptional, course: CompactOptional, silentWithinMeters: CompactOptional, floor: Int?,
-            trigger: Trigger?
-        ) {
-            self.horizontalAccuracy = horizontalAccuracy
-            self.altitude = altitude
-            self.verticalAccuracy = verticalAccuracy
-            self.speed = speed
-            self.course = course
-            self.silentWithinMeters = silentWithinMeters
-            self.floor = floor
-            self.trigger = trigger
+    /// The fields most fixes lack, in a box of their own that copies of a fix share; never changed
+    /// once made.
+    @usableFromInline
+    final class Extras: Sendable {
+        @usableFromInline
+        struct Fields: Sendable {
+            @usableFromInline var altitude = CompactOptional(nil as Double?)
+            @usableFromInline var verticalAccuracy = CompactOptional(nil as Double?)
+            @usableFromInline var speed = CompactOptional(nil as Double?)
+            @usableFromInline var course = CompactOptional(nil as Double?)
+            @usableFromInline var silentWithinMeters = CompactOptional(nil as Double?)
+            @usableFromInline var floor: Int?
+            @usableFromInline var trigger: Trigger?
+            @usableFromInline var label: String?
+            @usableFromInline var regions: [String]?
+
+            @inlinable
+            init(
+                altitude: CompactOptional, verticalAccuracy: CompactOptional, speed: CompactOptional,
+                course: CompactOptional, silentWithinMeters: CompactOptional, floor: Int?, trigger: Trigger?,
+                label: String?, regions: [String]?
+            ) {
+                self.altitude = altitude
+                self.verticalAccuracy = verticalAccuracy
+                self.speed = speed
+                self.course = course
+                self.silentWithinMeters = silentWithinMeters
+                self.floor = floor
+                self.trigger = trigger
+                self.label = label
+                self.regions = regions
+            }
+
+            @inlinable
+            init() {}
+
+            /// Whether every field is absent.
+            @inlinable
+            var isEmpty: Bool {
+                altitude.isNone && verticalAccuracy.isNone && speed.isNone && course.isNone
+                    && silentWithinMeters.isNone && floor == nil && trigger == nil && label == nil
+                    && regions == nil
+            }
         }
 
+        @usableFromInline let fields: Fields
+
         @inlinable
-        init() {}
+        init(_ fields: Fields) {
+            self.fields = fields
+        }
+
+        var altitude: CompactOptional { fields.altitude }
+        var verticalAccuracy: CompactOptional { fields.verticalAccuracy }
+        var speed: CompactOptional { fields.speed }
+        var course: CompactOptional { fields.course }
+        var silentWithinMeters: CompactOptional { fields.silentWithinMeters }
+        var floor: Int? { fields.floor }
+        var trigger: Trigger? { fields.trigger }
+        var label: String? { fields.label }
+        var regions: [String]? { fields.regions }
     }
 
     // Equality, hashing and coding are those the compiler gave the fix when every field was
@@ -187,7 +235,8 @@ public struct Fix: Hashable, Sendable, Codable {
     /// Decodes a fix under the keys the compiler's coding used.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        stored = Compact()
+        accuracyStorage = CompactOptional(nil as Double?)
+        extras = nil
         timestamp = try c.decode(Date.self, forKey: .timestamp)
         coordinate = try c.decode(Coordinate.self, forKey: .coordinate)
         // Set as decoded, as the compiler's decoding did: the initialiser's clean-up is not applied.

@@ -18,6 +18,10 @@ struct CompactOptional: Sendable, Equatable {
     /// Keeps a date, or none (a date is its seconds from the reference date, exactly).
     init(_ date: Date?) { self.init(date.map(\.timeIntervalSinceReferenceDate)) }
 
+    /// Whether none is kept.
+    @inlinable
+    var isNone: Bool { bits == CompactOptional.noneBits }
+
     /// The number kept, or `nil`.
     var double: Double? { bits == CompactOptional.noneBits ? nil : Double(bitPattern: bits) }
 
