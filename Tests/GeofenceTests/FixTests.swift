@@ -24,6 +24,8 @@ import Testing
         #expect(fix.speed == 4 && fix.course == 90 && fix.floor == 2)
         #expect(fix.deviceId == "phone" && fix.label == "ph" && fix.silentWithinMeters == 100)
         #expect(fix.trigger == .timer && fix.regions == ["home"])
+        // Its description shows the fields kept in the box too (test failures and logs print it).
+        #expect(String(describing: fix).contains(#"label: Optional("ph")"#))
     }
 
     @Test func aFixOfTheCommonFieldsHasNoBoxAndIsSmall() {

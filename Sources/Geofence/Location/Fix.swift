@@ -105,17 +105,26 @@ public struct Fix: Hashable, Sendable, Codable {
         self.coordinate = coordinate
         self.accuracyStorage = CompactOptional(Fix.known(horizontalAccuracy))
         self.deviceId = deviceId
-        // Inlinable, and the box made only when something goes in it: compiled in this module,
-        // the initialiser built the fix, copied it and destroyed the original (a retain and a
-        // release of each of its references), for every fix decoded.
-        let fields = Extras.Fields(
-            altitude: CompactOptional(altitude.flatMap { $0.isFinite ? $0 : nil }),
-            verticalAccuracy: CompactOptional(Fix.known(verticalAccuracy)),
-            speed: CompactOptional(Fix.known(speed)),
-            course: CompactOptional(Fix.known(course)),
-            silentWithinMeters: CompactOptional(Fix.known(silentWithinMeters)),
-            floor: floor, trigger: trigger, label: label, regions: regions)
-        self.extras = fields.isEmpty ? nil : Extras(fields)
+        // Inlinable, and the box made only when something goes in it, decided on the plain values
+        // (a set of fields made first, to ask it, was copied and destroyed for every fix):
+        // compiled in this module, the initialiser built the fix, copied it and destroyed the
+        // original (a retain and a release of each of its references), for every fix decoded.
+        let altitude = CompactOptional(altitude.flatMap { $0.isFinite ? $0 : nil })
+        let verticalAccuracy = CompactOptional(Fix.known(verticalAccuracy))
+        let speed = CompactOptional(Fix.known(speed))
+        let course = CompactOptional(Fix.known(course))
+        let silentWithinMeters = CompactOptional(Fix.known(silentWithinMeters))
+        if altitude.isNone, verticalAccuracy.isNone, speed.isNone, course.isNone, silentWithinMeters.isNone,
+            floor == nil, trigger == nil, label == nil, regions == nil
+        {
+            self.extras = nil
+        } else {
+            self.extras = Extras(
+                Extras.Fields(
+                    altitude: altitude, verticalAccuracy: verticalAccuracy, speed: speed, course: course,
+                    silentWithinMeters: silentWithinMeters, floor: floor, trigger: trigger, label: label,
+                    regions: regions))
+        }
     }
 
     /// Core Location marks unknown accuracies, speeds and courses with negative numbers.
@@ -136,7 +145,7 @@ public struct Fix: Hashable, Sendable, Codable {
     /// The fields most fixes lack, in a box of their own that copies of a fix share; never changed
     /// once made.
     @usableFromInline
-    final class Extras: Sendable {
+    final class Extras: Sendable, CustomStringConvertible {
         @usableFromInline
         struct Fields: Sendable {
             @usableFromInline var altitude = CompactOptional(nil as Double?)
@@ -184,6 +193,9 @@ public struct Fix: Hashable, Sendable, Codable {
         init(_ fields: Fields) {
             self.fields = fields
         }
+
+        /// The fields, as the fix's own description showed them when they were stored in it.
+        @usableFromInline var description: String { String(describing: fields) }
 
         var altitude: CompactOptional { fields.altitude }
         var verticalAccuracy: CompactOptional { fields.verticalAccuracy }
