@@ -145,37 +145,39 @@ public struct ShardedPipeline: Sendable {
             }
             return
         }
-        var merged = [Rendered?](repeating: nil, count: range.count)
+        // The results wait in memory of their own, each place initialised by the shard of its
+        // record and moved out below: an array of optionals was filled with `nil` first (a
+        // `memset` of the whole chunk) and each result moved out of its optional again.
+        let merged = UnsafeMutablePointer<Rendered>.allocate(capacity: range.count)
+        defer { merged.deallocate() }
         // The box becomes the pipelines' only owner, and each thread moves its own out of it, so
         // that no device dictionary is copied on write. Each thread writes its records' results
         // straight into their places in `merged`: the places are disjoint, so no lock is needed.
         let box = lendShards()
-        merged.withUnsafeMutableBufferPointer { buffer in
-            let slots = OutputSlots(buffer: buffer)
-            DispatchQueue.concurrentPerform(iterations: count) { shard in
-                var pipeline = box.take(shard: shard)
-                records.withUnsafeBufferPointer { records in
-                    guard let base = records.baseAddress else { return }
-                    for slot in owners.indices where owners[slot] == shard {
-                        let position = first + slot
-                        slots.buffer[slot] = render(
-                            position, pipeline.process(recordAt: base + position, arrivedAt: arrivedAt))
-                    }
+        let slots = OutputSlots(base: merged)
+        DispatchQueue.concurrentPerform(iterations: count) { shard in
+            var pipeline = box.take(shard: shard)
+            records.withUnsafeBufferPointer { records in
+                guard let base = records.baseAddress else { return }
+                for slot in owners.indices where owners[slot] == shard {
+                    let position = first + slot
+                    (slots.base + slot).initialize(
+                        to: render(
+                            position, pipeline.process(recordAt: base + position, arrivedAt: arrivedAt)))
                 }
-                box.put(shard: shard, pipeline: pipeline)
             }
+            box.put(shard: shard, pipeline: pipeline)
         }
         takeBackShards(from: box)
         // Each result is moved out to `body`, not copied; a record that moves nothing was left
-        // to here.
-        for slot in merged.indices {
+        // to here. Every other place was initialised: a record's owner is one of the shards, and
+        // each shard wrote the places of all its records.
+        for slot in owners.indices {
             let position = first + slot
             if owners[slot] < 0 {
                 body(position, render(position, nil))
-            } else if let rendered = merged[slot].take() {
-                body(position, rendered)
             } else {
-                preconditionFailure("record \(position) was not processed by its shard")
+                body(position, (merged + slot).move())
             }
         }
     }
@@ -274,16 +276,16 @@ final class ShardBox: @unchecked Sendable {
     }
 }
 
-/// The batch's output array while the shards' threads fill it: each writes only the places of its
+/// The batch's results while the shards' threads fill them: each writes only the places of its
 /// own records, which no other thread touches, and `concurrentPerform` returns only when all are
 /// done, so the writes need no lock.
 @usableFromInline
 struct OutputSlots<Rendered>: @unchecked Sendable {
     @usableFromInline
-    let buffer: UnsafeMutableBufferPointer<Rendered?>
+    let base: UnsafeMutablePointer<Rendered>
 
     @usableFromInline
-    init(buffer: UnsafeMutableBufferPointer<Rendered?>) {
-        self.buffer = buffer
+    init(base: UnsafeMutablePointer<Rendered>) {
+        self.base = base
     }
 }
