@@ -351,10 +351,15 @@ public struct Pipeline: Sendable {
     /// cannot tell that the call leaves the batch alone), with a retain and a release of each of
     /// its strings and a call through the record's copy and destroy witnesses.
     @usableFromInline
-    package mutating func process(recordAt record: UnsafePointer<InputRecord>, arrivedAt: Date?)
-        -> PipelineOutput?
-    {
-        if case .fix(let fix) = record.pointee { return process(fix, arrivedAt: arrivedAt) }
+    ///
+    /// `givenHash`, when known, is the ``DeviceDirectory/hash(_:)`` of the device name the record
+    /// gives (a sharded pipeline has it from choosing the shard).
+    package mutating func process(
+        recordAt record: UnsafePointer<InputRecord>, arrivedAt: Date?, givenHash: UInt64? = nil
+    ) -> PipelineOutput? {
+        if case .fix(let fix) = record.pointee {
+            return process(fix, arrivedAt: arrivedAt, givenHash: givenHash)
+        }
         return process(record.pointee, arrivedAt: arrivedAt)
     }
 
@@ -396,7 +401,13 @@ public struct Pipeline: Sendable {
     /// Processes one fix. Its device is named by the rules' `people:` (an OwnTracks tid or another
     /// alias becomes the device's one name), so a phone is one device however its fixes arrive.
     public mutating func process(_ fix: Fix, arrivedAt: Date?) -> PipelineOutput {
-        let index = deviceIndex(given: Pipeline.givenDevice(deviceId: fix.deviceId, label: fix.label))
+        process(fix, arrivedAt: arrivedAt, givenHash: nil)
+    }
+
+    /// ``process(_:arrivedAt:)`` with the hash of the name the fix gives, when known.
+    private mutating func process(_ fix: Fix, arrivedAt: Date?, givenHash: UInt64?) -> PipelineOutput {
+        let index = deviceIndex(
+            given: Pipeline.givenDevice(deviceId: fix.deviceId, label: fix.label), hash: givenHash)
         guard rules.people.sharesRules else {
             // The path of almost every fix: no person's rules to share, nothing to copy.
             var output = PipelineOutput(device: recent.name)
@@ -414,10 +425,12 @@ public struct Pipeline: Sendable {
     /// The position of the engine of the device a fix names by `given` (resolved through
     /// `people:`), made first if the device is new; `recent` then holds its name and places. The
     /// last fix's device is not looked up again.
-    private mutating func deviceIndex(given: String) -> [String: DeviceEngine].Index {
+    private mutating func deviceIndex(given: String, hash known: UInt64? = nil)
+        -> [String: DeviceEngine].Index
+    {
         if let index = recent.index, recent.given == given { return index }
         let name = rules.people.device(given)
-        let hash = DeviceDirectory.hash(given)
+        let hash = known ?? DeviceDirectory.hash(given)
         let index: [String: DeviceEngine].Index
         if let kept = directory.index(given: given, hash: hash) {
             index = kept

@@ -115,7 +115,9 @@ public struct ShardedPipeline: Sendable {
             }
             return
         }
-        let owners = owners(of: records, in: range, count: count)
+        var givenHashes = [UInt64](repeating: 0, count: range.count)
+        let owners = owners(of: records, in: range, count: count, hashes: &givenHashes)
+        let hashes = givenHashes
         // A batch whose records all go to one shard (one device, or a few that hash alike) is
         // processed here: handing it to a thread would only add the hand-over.
         // Counted with a flag per shard: a set of the owners cost a hash for every record.
@@ -138,9 +140,9 @@ public struct ShardedPipeline: Sendable {
                         body(position, render(position, nil))
                         continue
                     }
-                    body(
-                        position,
-                        render(position, processOnShard(shard, base + position, arrivedAt: arrivedAt)))
+                    let output = processOnShard(
+                        shard, base + position, arrivedAt: arrivedAt, givenHash: hashes[slot])
+                    body(position, render(position, output))
                 }
             }
             return
@@ -161,9 +163,9 @@ public struct ShardedPipeline: Sendable {
                 guard let base = records.baseAddress else { return }
                 for slot in owners.indices where owners[slot] == shard {
                     let position = first + slot
-                    (slots.base + slot).initialize(
-                        to: render(
-                            position, pipeline.process(recordAt: base + position, arrivedAt: arrivedAt)))
+                    let output = pipeline.process(
+                        recordAt: base + position, arrivedAt: arrivedAt, givenHash: hashes[slot])
+                    (slots.base + slot).initialize(to: render(position, output))
                 }
             }
             box.put(shard: shard, pipeline: pipeline)
@@ -183,15 +185,22 @@ public struct ShardedPipeline: Sendable {
     }
 
     /// The shard of each record's device in `range` (-1 for a record that moves nothing), by
-    /// position from the range's start. Consecutive records are usually of one device, so the name
-    /// a record gives is compared with the last one's, and only a new one is looked up in the
-    /// rules' `people:` and hashed. The records are read where they lie, not copied out.
+    /// position from the range's start, among `count` shards (more than one). Consecutive records
+    /// are usually of one device, so the name a record gives is compared with the last one's, and
+    /// only a new one is looked up in the rules' `people:` and hashed. The records are read where
+    /// they lie, not copied out.
+    ///
+    /// `hashes` gets, at the same positions, the ``DeviceDirectory/hash(_:)`` of the name each
+    /// record gives, which the shard's pipeline finds the device by: had here, where the shard
+    /// is chosen by the same hash when the name is the device's own, it is not made again there.
     @usableFromInline
-    func owners(of records: [InputRecord], in range: Range<Int>, count: Int) -> [Int] {
+    func owners(of records: [InputRecord], in range: Range<Int>, count: Int, hashes: inout [UInt64]) -> [Int]
+    {
         var owner = [Int](repeating: -1, count: range.count)
         let people = shards[0].rules.people
         var lastName: String?
         var lastShard = -1
+        var lastHash: UInt64 = 0
         records.withUnsafeBufferPointer { records in
             guard let base = records.baseAddress else { return }
             for index in range {
@@ -199,11 +208,15 @@ public struct ShardedPipeline: Sendable {
                 if name != lastName {
                     // A person's devices that share their rules go together, to the person's shard.
                     let device = people.device(name)
-                    lastShard = ShardedPipeline.shard(
-                        ofDevice: people.sharingPerson(ofDevice: device) ?? device, count: count)
+                    let unit = people.sharingPerson(ofDevice: device) ?? device
+                    lastHash = DeviceDirectory.hash(name)
+                    // As `shard(ofDevice:count:)` picks it.
+                    let unitHash = unit == name ? lastHash : DeviceDirectory.hash(unit)
+                    lastShard = Int(unitHash % UInt64(count))
                     lastName = name
                 }
                 owner[index - range.lowerBound] = lastShard
+                hashes[index - range.lowerBound] = lastHash
             }
         }
         return owner
@@ -211,10 +224,10 @@ public struct ShardedPipeline: Sendable {
 
     /// One record through one shard's pipeline, on the calling thread.
     @usableFromInline
-    mutating func processOnShard(_ shard: Int, _ record: UnsafePointer<InputRecord>, arrivedAt: Date?)
-        -> PipelineOutput?
-    {
-        shards[shard].process(recordAt: record, arrivedAt: arrivedAt)
+    mutating func processOnShard(
+        _ shard: Int, _ record: UnsafePointer<InputRecord>, arrivedAt: Date?, givenHash: UInt64? = nil
+    ) -> PipelineOutput? {
+        shards[shard].process(recordAt: record, arrivedAt: arrivedAt, givenHash: givenHash)
     }
 
     /// Hands the pipelines to a box that becomes their only owner while the shards' threads run.
