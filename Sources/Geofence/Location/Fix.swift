@@ -29,32 +29,32 @@ public struct Fix: Hashable, Sendable, Codable {
     }
     /// Altitude above the WGS84 ellipsoid or sea level, as the tracker reports it, in metres.
     public var altitude: Double? {
-        get { extras?.altitude.double }
+        get { extras?.fields.altitude.double }
         set { changeExtras { $0.altitude = CompactOptional(newValue) } }
     }
     /// Altitude uncertainty in metres.
     public var verticalAccuracy: Double? {
-        get { extras?.verticalAccuracy.double }
+        get { extras?.fields.verticalAccuracy.double }
         set { changeExtras { $0.verticalAccuracy = CompactOptional(newValue) } }
     }
     /// Ground speed in metres per second.
     public var speed: Double? {
-        get { extras?.speed.double }
+        get { extras?.fields.speed.double }
         set { changeExtras { $0.speed = CompactOptional(newValue) } }
     }
     /// Direction of travel in degrees clockwise from true north.
     public var course: Double? {
-        get { extras?.course.double }
+        get { extras?.fields.course.double }
         set { changeExtras { $0.course = CompactOptional(newValue) } }
     }
     /// Building floor, where known.
     public var floor: Int? {
-        get { extras?.floor }
+        get { extras?.fields.floor }
         set { changeExtras { $0.floor = newValue } }
     }
     /// A free-form label from the tracker (OwnTracks `tid`, a logger's tag).
     public var label: String? {
-        get { extras?.label }
+        get { extras?.fields.label }
         set { changeExtras { $0.label = newValue } }
     }
     /// How far the device can move from here without the tracker sending another fix, in metres;
@@ -64,19 +64,19 @@ public struct Fix: Hashable, Sendable, Codable {
     /// evidence that the device stayed within it: OwnTracks on iOS in move mode (`m: 2`) reports
     /// every 100 m, in significant-changes mode (`m: 1`) after 500 m.
     public var silentWithinMeters: Double? {
-        get { extras?.silentWithinMeters.double }
+        get { extras?.fields.silentWithinMeters.double }
         set { changeExtras { $0.silentWithinMeters = CompactOptional(newValue) } }
     }
     /// Why the tracker sent this fix, when it says; `nil` when it does not.
     public var trigger: Trigger? {
-        get { extras?.trigger }
+        get { extras?.fields.trigger }
         set { changeExtras { $0.trigger = newValue } }
     }
     /// The tracker's own regions it says the device is in (OwnTracks `inregions`, by name); `nil`
     /// when it does not say. A condition named here takes the fix as evidence of inside whatever
     /// its position; one not named learns nothing from the list (the tracker may not watch it).
     public var regions: [String]? {
-        get { extras?.regions }
+        get { extras?.fields.regions }
         set { changeExtras { $0.regions = newValue } }
     }
 
@@ -196,16 +196,6 @@ public struct Fix: Hashable, Sendable, Codable {
 
         /// The fields, as the fix's own description showed them when they were stored in it.
         @usableFromInline var description: String { String(describing: fields) }
-
-        var altitude: CompactOptional { fields.altitude }
-        var verticalAccuracy: CompactOptional { fields.verticalAccuracy }
-        var speed: CompactOptional { fields.speed }
-        var course: CompactOptional { fields.course }
-        var silentWithinMeters: CompactOptional { fields.silentWithinMeters }
-        var floor: Int? { fields.floor }
-        var trigger: Trigger? { fields.trigger }
-        var label: String? { fields.label }
-        var regions: [String]? { fields.regions }
     }
 
     // Equality, hashing and coding are those the compiler gave the fix when every field was

@@ -705,9 +705,9 @@ struct ConditionTracker: Sendable {
             signedDistanceMeters: distance.isFinite ? distance : nil, evidence: evidence,
             previousState: state)
         state = newState
-        // Kept and handed on without a copy: the stored event reads the event where it is, and
-        // the sink takes it over (each copy of an event, and its destruction, retained and released
-        // its identifier and its evidence).
+        // The stored event reads the event where it is, and the sink takes it over, rather than
+        // each taking a copy (a copy of an event, and its destruction, retain and release its
+        // identifier and its evidence).
         storedEvent = StoredEvent(event)
         pending = nil
         dwellReported = false

@@ -659,9 +659,11 @@ extension DeviceEngine {
         }
     }
 
-    /// Applies the monitor's events in turn, each read where it lies in the list: a loop over the
-    /// list's elements copied each event out (its identifier and its evidence retained, then
-    /// released), for every event of a fleet's first determinations.
+    /// Applies the monitor's events in turn, read through the list's buffer and lent to `apply`:
+    /// a loop over the list's elements copied each event out, and again for the call (its
+    /// identifier and its evidence retained, then released). One copy is left, which the compiler
+    /// makes of an element read through a pointer before lending it to a method that changes this
+    /// engine.
     private mutating func applyAll(_ events: [Event], evaluator: RuleEvaluator, output: inout PipelineOutput)
     {
         events.withUnsafeBufferPointer { events in

@@ -29,7 +29,12 @@ public struct ShardedPipeline: Sendable {
     /// The shard a device belongs to: FNV-1a of its name, so the split is the same on every run.
     public static func shard(ofDevice name: String, count: Int) -> Int {
         guard count > 1 else { return 0 }
-        return Int(DeviceDirectory.hash(name) % UInt64(count))
+        return shard(ofHash: DeviceDirectory.hash(name), count: count)
+    }
+
+    /// The shard of a device whose name's ``DeviceDirectory/hash(_:)`` is `hash`, among `count`.
+    static func shard(ofHash hash: UInt64, count: Int) -> Int {
+        Int(hash % UInt64(count))
     }
 
     /// The device a record names, as it names it (before the rules' `people:` give the device's
@@ -115,9 +120,7 @@ public struct ShardedPipeline: Sendable {
             }
             return
         }
-        var givenHashes = [UInt64](repeating: 0, count: range.count)
-        let owners = owners(of: records, in: range, count: count, hashes: &givenHashes)
-        let hashes = givenHashes
+        let (owners, hashes) = owners(of: records, in: range, count: count)
         // A batch whose records all go to one shard (one device, or a few that hash alike) is
         // processed here: handing it to a thread would only add the hand-over.
         // Counted with a flag per shard: a set of the owners cost a hash for every record.
@@ -190,13 +193,15 @@ public struct ShardedPipeline: Sendable {
     /// only a new one is looked up in the rules' `people:` and hashed. The records are read where
     /// they lie, not copied out.
     ///
-    /// `hashes` gets, at the same positions, the ``DeviceDirectory/hash(_:)`` of the name each
-    /// record gives, which the shard's pipeline finds the device by: had here, where the shard
-    /// is chosen by the same hash when the name is the device's own, it is not made again there.
+    /// With them, at the same positions, the ``DeviceDirectory/hash(_:)`` of the name each record
+    /// gives, which the shard's pipeline finds the device by: had here, where the shard is chosen
+    /// by the same hash when the name is the device's own, it is not made again there.
     @usableFromInline
-    func owners(of records: [InputRecord], in range: Range<Int>, count: Int, hashes: inout [UInt64]) -> [Int]
-    {
+    func owners(of records: [InputRecord], in range: Range<Int>, count: Int) -> (
+        shards: [Int], hashes: [UInt64]
+    ) {
         var owner = [Int](repeating: -1, count: range.count)
+        var hashes = [UInt64](repeating: 0, count: range.count)
         let people = shards[0].rules.people
         var lastName: String?
         var lastShard = -1
@@ -210,16 +215,15 @@ public struct ShardedPipeline: Sendable {
                     let device = people.device(name)
                     let unit = people.sharingPerson(ofDevice: device) ?? device
                     lastHash = DeviceDirectory.hash(name)
-                    // As `shard(ofDevice:count:)` picks it.
                     let unitHash = unit == name ? lastHash : DeviceDirectory.hash(unit)
-                    lastShard = Int(unitHash % UInt64(count))
+                    lastShard = ShardedPipeline.shard(ofHash: unitHash, count: count)
                     lastName = name
                 }
                 owner[index - range.lowerBound] = lastShard
                 hashes[index - range.lowerBound] = lastHash
             }
         }
-        return owner
+        return (owner, hashes)
     }
 
     /// One record through one shard's pipeline, on the calling thread.
