@@ -111,9 +111,11 @@ struct DecodedLines {
 /// thread the C library's frees of memory from another thread's arena, under a lock the two then
 /// contended for (6% of the loop's time in `run --history`, and futex waits on both sides).
 final class LineDecodingThread: @unchecked Sendable {
-    /// The most batches decoded ahead of the loop: enough that it seldom waits, few enough that
-    /// the decoded records held in memory stay small.
-    static let maxAhead = 8
+    /// The most lines decoded ahead of the loop (it stops once the batches not yet taken hold as
+    /// many; one batch is always decoded): enough that the loop seldom waits, few enough that the
+    /// decoded records held in memory stay small whatever the batches' size. About four of a
+    /// file's 256 KiB batches of fixes.
+    static let maxAheadLines = 8_192
 
     private let condition = NSCondition()
     /// The batches still to decode, in order, and the next one's index.
@@ -122,8 +124,9 @@ final class LineDecodingThread: @unchecked Sendable {
     /// The decoder, while the thread is not decoding with it.
     private var decoder: StreamDecoder?
     private var crashText: String?
-    /// Batches decoded and not yet taken, in order.
+    /// Batches decoded and not yet taken, in order, and the lines they hold.
     private var done: [DecodedLines] = []
+    private var doneLines = 0
     /// Batches the loop is done with, to destroy on this thread.
     private var recycled: [DecodedLines] = []
     private var started = false
@@ -162,7 +165,9 @@ final class LineDecodingThread: @unchecked Sendable {
         defer { condition.unlock() }
         while done.isEmpty { condition.wait() }
         condition.broadcast()
-        return done.removeFirst()
+        let first = done.removeFirst()
+        doneLines -= first.entries.count
+        return first
     }
 
     /// Waits until every batch is decoded and returns the decoder; each batch must have been
@@ -199,7 +204,7 @@ final class LineDecodingThread: @unchecked Sendable {
     private func work() {
         condition.lock()
         while true {
-            while nextJob >= jobs.count || done.count >= Self.maxAhead, recycled.isEmpty, !stopped {
+            while nextJob >= jobs.count || doneLines >= Self.maxAheadLines, recycled.isEmpty, !stopped {
                 condition.wait()
             }
             if !recycled.isEmpty {
@@ -222,6 +227,7 @@ final class LineDecodingThread: @unchecked Sendable {
             condition.lock()
             nextJob += 1
             decoder = taken
+            doneLines += decoded.entries.count
             done.append(decoded)
             condition.broadcast()
         }
