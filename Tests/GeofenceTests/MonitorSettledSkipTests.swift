@@ -24,6 +24,9 @@ import Testing
         case distanceTriggered
         /// A fix a second with accuracies from 3 m to 2 km, some missing, and some naming regions.
         case messyAccuracy
+        /// A fix a second, standing ten minutes at a time at home, the gym and the park (the
+        /// fixes scattered by tens of metres, now and then by a hundred) and cycling between.
+        case dwelling
 
         var description: String { rawValue }
     }
@@ -40,6 +43,7 @@ import Testing
     /// A walk through a 6 km box that passes places now and then, sampled by `regime`.
     static func fixes(_ regime: Regime, seed: UInt64) -> [Fix] {
         var random = Generator(state: seed)
+        if regime == .dwelling { return dwellingFixes(&random) }
         let speed = regime == .everySecondDriving || regime == .distanceTriggered ? 15.0 : 1.5
         // Half-hourly fixes over eight days; the others over an hour and a half.
         let seconds = regime == .everyHalfHour ? 400 * 1800 : 5400
@@ -77,6 +81,39 @@ import Testing
                 if random.next() < 0.01 { fix.regions = [] }
                 if random.next() < 0.005 { fix.regions = ["home"] }
                 fixes.append(fix)
+            case .dwelling:
+                break  // made whole by dwellingFixes, above
+            }
+        }
+        return fixes
+    }
+
+    /// Ten minutes standing at each of home, the gym, the park and home again, cycled between at
+    /// 5 m/s: the stands' fixes scatter about 15 m, one in fifty by up to 150 m.
+    static func dwellingFixes(_ random: inout Generator) -> [Fix] {
+        let stands: [(Double, Double)] = [(0, 0), (2000, 1500), (-2000, 2200), (0, 0)]
+        var fixes: [Fix] = []
+        var second = 0.0
+        var here = stands[0]
+        func scatter(_ random: inout Generator) -> Double {
+            let wide = random.next() < 0.02
+            return (random.next() - 0.5) * (wide ? 300 : 30)
+        }
+        for next in stands {
+            let (dx, dy) = (next.0 - here.0, next.1 - here.1)
+            let steps = Int(hypot(dx, dy) / 5)
+            for step in 0..<steps {
+                let f = Double(step) / Double(steps)
+                fixes.append(Map.fix(second, here.0 + f * dx, here.1 + f * dy, accuracy: 10))
+                second += 1
+            }
+            here = next
+            for _ in 0..<600 {
+                fixes.append(
+                    Map.fix(
+                        second, here.0 + scatter(&random), here.1 + scatter(&random),
+                        accuracy: 5 + 25 * random.next()))
+                second += 1
             }
         }
         return fixes
@@ -113,6 +150,7 @@ import Testing
             var skipping = MonitorSettledSkipTests.engine(hysteresis)
             var restored = skipping
             var fixesThatSkipped = 0
+            var fixesThatSkippedAPlaceInside = 0
             var events = 0
             let encoder = JSONEncoder()
             encoder.outputFormatting = .sortedKeys
@@ -127,10 +165,23 @@ import Testing
                     #expect(try encoder.encode(skipping) == encoder.encode(restored), "at \(fix.timestamp)")
                 }
                 if skipping.settledMask != 0 { fixesThatSkipped += 1 }
+                let identifiers = skipping.identifiers
+                let inside = identifiers.indices.filter {
+                    skipping.record(for: identifiers[$0])?.state == .satisfied
+                }
+                if inside.contains(where: { $0 < 64 && skipping.settledMask & (1 << UInt64($0)) != 0 }) {
+                    fixesThatSkippedAPlaceInside += 1
+                }
                 events += got.count
             }
             #expect(try encoder.encode(skipping) == encoder.encode(restored), "\(hysteresis)")
             #expect(fixesThatSkipped > 0, "nothing was skipped: \(regime), \(hysteresis)")
+            if regime == .dwelling {
+               
+                // Standing at a place, its circle is skipped too, not only the places far away.
+                #expect(
+                    fixesThatSkippedAPlaceInside > 1000, "no place was skipped while inside: \(hysteresis)")
+            }
             #expect(events > 0, "the walk decided nothing: \(regime), \(hysteresis)")
         }
     }

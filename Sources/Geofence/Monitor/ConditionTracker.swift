@@ -536,20 +536,35 @@ struct ConditionTracker: Sendable {
         return true
     }
 
-    /// For a condition settled outside (unsatisfied, nothing pending, its last fix outside and
-    /// the engine's previous one), how much its distance bound at `point` exceeds what a fix needs
-    /// to be evidence of outside before its accuracy's spread (the exit margin, and more than
-    /// zero); `nil` for any other condition. ``SettledSkip`` covers it with this room.
+    /// For a condition settled, how far a fix may lie from `point` (before its accuracy's spread)
+    /// and still change nothing in it, and whether it is settled inside; `nil` for any other
+    /// condition. ``SettledSkip`` covers it with this room.
+    ///
+    /// - Settled outside (unsatisfied, nothing pending, its last fix outside and the engine's
+    ///   previous one): how much its distance bound at `point` exceeds what a fix needs to be
+    ///   evidence of outside (the exit margin, and more than zero).
+    /// - Settled inside (satisfied, nothing pending, no dwell due, its last fix inside and the
+    ///   engine's previous one): how far from `point` every point is provably inside (a circle's
+    ///   ``DistanceBound/insideRoom(_:)``). A continuous fix there, naming no regions, only notes
+    ///   again that its position is inside: its evidence (inside, or none) starts no run, and
+    ///   the side does not change. A device standing at one of its places skips it, and with the
+    ///   others settled outside, every condition.
     ///
     /// Mutating though it changes nothing: called on a condition in the engine's buffer, a
     /// non-mutating method had the whole condition copied out and destroyed again (retains and
     /// releases of its references) for every condition of every fix.
     @inline(__always)
-    mutating func settledSlack(at point: EarthPoint) -> Double? {
-        guard lastSide == .outside, state == .unsatisfied, observedPreviousFix, !hasRun else { return nil }
-        let margin = definition.exitMarginMeters
-        guard margin.isFinite else { return nil }
-        return definition.bound.lowerBound(point) - max(margin, 0)
+    mutating func settledSlack(at point: EarthPoint) -> (slack: Double, inside: Bool)? {
+        guard observedPreviousFix, !hasRun else { return nil }
+        if lastSide == .outside, state == .unsatisfied {
+            let margin = definition.exitMarginMeters
+            guard margin.isFinite else { return nil }
+            return (definition.bound.lowerBound(point) - max(margin, 0), false)
+        }
+        guard lastSide == .inside, state == .satisfied, !dwellMayBeDue,
+            let room = definition.bound.insideRoom(point)
+        else { return nil }
+        return (room, true)
     }
 
     /// Whether the bound alone proves a fix at `point` evidence of outside.

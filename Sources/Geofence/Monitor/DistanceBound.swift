@@ -69,6 +69,21 @@ struct DistanceBound: Sendable {
         return chord + chord * relativeSlack + 0.001 - radius
     }
 
+    /// How far from `point` every point is still provably inside the condition (a signed
+    /// distance of zero or less): `nil` unless the upper bound proves `point` inside. A circle's
+    /// upper bound at `q` exceeds the one at `point` by at most the chord between them times
+    /// (1 + slack) (the triangle inequality on the chords to the centre), and the room keeps `q`
+    /// within the chords the bound holds for.
+    @inline(__always)
+    func insideRoom(_ point: EarthPoint) -> Double? {
+        guard isCircle else { return nil }
+        let chord = center.chord(to: point)
+        guard chord < DistanceBound.upperBoundChordMeters else { return nil }
+        let upper = chord + chord * relativeSlack + 0.001 - radius
+        guard upper < 0 else { return nil }
+        return min(-upper / (1 + relativeSlack), DistanceBound.upperBoundChordMeters - chord)
+    }
+
     /// The side and evidence a fix at `point` has for certain by the bounds alone (they are the
     /// same: clear evidence lies beyond the margin on its own side), or `nil` when the exact
     /// distance must decide. It is ``Hysteresis/evidence(signedDistance:accuracy:)`` applied to

@@ -241,9 +241,10 @@ public struct MonitorEngine: Codable, Sendable {
         let limits = settledLimits
         let spread = limits.spread(accuracy: accuracy)
         let continuous = sincePrevious.map { $0 <= limits.maxGapSeconds } ?? false
-        // A fix near where every condition was last proved far outside changes nothing but the
-        // engine's previous fix, and is known to from its degrees: its point, which costs two
-        // sines and two cosines, is not needed (most fixes of a device away from its places).
+        // A fix near where every condition was last proved far outside (or, for a circle, well
+        // inside) changes nothing but the engine's previous fix, and is known to from its
+        // degrees: its point, which costs two sines and two cosines, is not needed (most fixes
+        // of a device away from its places, or standing at one).
         if !limits.evaluatedBeyondMask,
             settled.coversAll(
                 limits.evaluated, near: fix.coordinate, spread: spread, continuous: continuous,
@@ -278,8 +279,10 @@ public struct MonitorEngine: Codable, Sendable {
                 _ index: Int, sink: inout EventSink, settled: inout SettledSkip, deadlines: inout Bool
             ) {
                 defer {
-                    if let slack = trackers[index].settledSlack(at: point) {
-                        settled.cover(index, slack: slack, fromAnchor: fromAnchor, spread: spread)
+                    if let (slack, inside) = trackers[index].settledSlack(at: point) {
+                        settled.cover(
+                            index, slack: slack, inside: inside, fromAnchor: fromAnchor,
+                            spread: spread)
                     }
                 }
                 if trackers[index].observeFarOutside(

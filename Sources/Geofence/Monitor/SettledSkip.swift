@@ -1,7 +1,7 @@
 import Foundation
 
-/// The conditions a device is settled far outside of, skipped together while its fixes stay near
-/// the point where that was last proved.
+/// The conditions a device is settled far outside of, or well inside, skipped together while its
+/// fixes stay near the point where that was last proved.
 ///
 /// A condition is *settled outside* when it is unsatisfied, nothing is pending for it, its last
 /// fix lay outside and it observed the engine's previous fix. For such a condition, a fix that its
@@ -21,6 +21,13 @@ import Foundation
 /// one chord. Otherwise the skip is emptied, anchored at the fix, and refilled by the conditions
 /// that fix leaves settled.
 ///
+/// A circle is *settled inside* when it is satisfied, nothing is pending for it, no dwell is due,
+/// its last fix lay inside and it observed the engine's previous fix: a continuous fix naming no
+/// regions whose position is inside changes nothing in it either, and the circle's upper bound
+/// proves that within a room of the fix it was measured at, in the same way
+/// (``DistanceBound/insideRoom(_:)``). A device standing at one of its places then skips every
+/// condition, and most fixes of a phone are taken standing somewhere.
+///
 /// Not saved: an engine decoded, or changed in any other way than by a fix, starts empty.
 struct SettledSkip: Sendable {
     /// Where the room was measured from.
@@ -35,16 +42,27 @@ struct SettledSkip: Sendable {
     private var anchorLatitude = 0.0
     private var anchorLongitude = 0.0
     private var anchorCosLatitude = 1.0
+    /// Whether a condition the last fix left settled could not be covered for the distance from
+    /// the anchor, though it could have been from the fix: the next fix empties the skip and
+    /// anchors it where it is.
+    private var reanchor = false
 
-    /// A condition is covered only with this much room beyond the fix that settles it: one that
-    /// is nearer is asked on every fix anyway, and would empty the skip soon after.
-    static let minimumRoomMeters = 300.0
+    /// A condition settled outside is covered only with this much room beyond the fix that
+    /// settles it: one that is nearer is asked on every fix anyway, and would empty the skip soon
+    /// after.
+    static let minimumRoomOutsideMeters = 300.0
+    /// The same for a condition settled inside: a place is often only a few hundred metres
+    /// across, and a device standing in it moves by its fixes' noise, metres to tens of metres.
+    static let minimumRoomInsideMeters = 75.0
     /// Taken off every room for rounding: the chords are computed to about a nanometre on an
     /// Earth of six million metres, so a centimetre is far more than any rounding can lose.
     static let roundingMeters = 0.01
 
     /// Empties the skip (after anything but a fix changes the conditions).
-    mutating func clear() { mask = 0 }
+    mutating func clear() {
+        mask = 0
+        reanchor = false
+    }
 
     /// The conditions the fix at `point` may skip, having checked that it lies within the room
     /// (its weighted accuracy `spread` included): `mask`, or `0` after emptying the skip and
@@ -54,11 +72,12 @@ struct SettledSkip: Sendable {
     mutating func covered(
         by point: EarthPoint, at coordinate: Coordinate, spread: Double, continuous: Bool, mayClaim: Bool
     ) -> (mask: UInt64, fromAnchor: Double) {
-        if mask != 0, continuous, !mayClaim, spread.isFinite {
+        if mask != 0, !reanchor, continuous, !mayClaim, spread.isFinite {
             let fromAnchor = anchor.chord(to: point)
             if fromAnchor + max(spread, 0) <= room { return (mask, fromAnchor) }
         }
         mask = 0
+        reanchor = false
         room = .infinity
         anchor = point
         anchorLatitude = coordinate.latitude
@@ -112,14 +131,23 @@ struct SettledSkip: Sendable {
     /// a/sqrt(1-e²), rounded up by a billionth.
     private static let metresPerDegree = WGS84.a / (1 - WGS84.e2).squareRoot() * .pi / 180 * (1 + 1e-9)
 
-    /// Covers condition `index`, settled with `slack` metres of bound beyond its exit margin at a
-    /// fix `fromAnchor` metres from the anchor whose spread was `spread`, when that leaves room.
+    /// Covers condition `index`, settled with `slack` metres of room (``ConditionTracker/settledSlack(at:)``;
+    /// `inside` for a condition settled inside) at a fix `fromAnchor` metres from the anchor whose
+    /// spread was `spread`, when that leaves room enough.
     @inline(__always)
-    mutating func cover(_ index: Int, slack: Double, fromAnchor: Double, spread: Double) {
+    mutating func cover(_ index: Int, slack: Double, inside: Bool, fromAnchor: Double, spread: Double) {
         guard index < 64 else { return }
+        let minimumRoom = inside ? SettledSkip.minimumRoomInsideMeters : SettledSkip.minimumRoomOutsideMeters
         let room = slack - fromAnchor - SettledSkip.roundingMeters
         // Not finite spreads and slacks fail here too (comparisons with NaN are false).
-        guard room - max(spread, 0) >= SettledSkip.minimumRoomMeters else { return }
+        guard room - max(spread, 0) >= minimumRoom else {
+            // A place the device stands in would be covered measured from this fix: anchored at a
+            // fix far off (one of the place's scattered fixes, or one on the way there), the skip
+            // would never cover it while the device stands there. (Far outside, the skip empties
+            // soon anyway, and emptying it early costs a moving device more than it saves.)
+            if inside, slack - SettledSkip.roundingMeters - max(spread, 0) >= minimumRoom { reanchor = true }
+            return
+        }
         mask |= 1 << UInt64(index)
         if room < self.room { self.room = room }
     }
