@@ -561,10 +561,18 @@ struct ConditionTracker: Sendable {
             guard margin.isFinite else { return nil }
             return (definition.bound.lowerBound(point) - max(margin, 0), false)
         }
-        guard lastSide == .inside, state == .satisfied, !dwellMayBeDue,
-            let room = definition.bound.insideRoom(point)
-        else { return nil }
-        return (room, true)
+        guard lastSide == .inside, state == .satisfied else { return nil }
+        return settledInsideSlack(at: point).map { ($0, true) }
+    }
+
+    /// The room of a condition settled inside, the rest of ``settledSlack(at:)``: apart, so
+    /// that what the engine asks of every condition it observes stays small enough to be inlined
+    /// there (with this inlined too, it was called, 6 million times in 400,000 fixes of ten
+    /// thousand devices, 2% more instructions).
+    @inline(never)
+    private func settledInsideSlack(at point: EarthPoint) -> Double? {
+        guard !dwellMayBeDue else { return nil }
+        return definition.bound.insideRoom(point)
     }
 
     /// Whether the bound alone proves a fix at `point` evidence of outside.

@@ -42,10 +42,6 @@ struct SettledSkip: Sendable {
     private var anchorLatitude = 0.0
     private var anchorLongitude = 0.0
     private var anchorCosLatitude = 1.0
-    /// Whether a condition the last fix left settled could not be covered for the distance from
-    /// the anchor, though it could have been from the fix: the next fix empties the skip and
-    /// anchors it where it is.
-    private var reanchor = false
 
     /// A condition settled outside is covered only with this much room beyond the fix that
     /// settles it: one that is nearer is asked on every fix anyway, and would empty the skip soon
@@ -53,16 +49,13 @@ struct SettledSkip: Sendable {
     static let minimumRoomOutsideMeters = 300.0
     /// The same for a condition settled inside: a place is often only a few hundred metres
     /// across, and a device standing in it moves by its fixes' noise, metres to tens of metres.
-    static let minimumRoomInsideMeters = 75.0
+    static let minimumRoomInsideMeters = 25.0
     /// Taken off every room for rounding: the chords are computed to about a nanometre on an
     /// Earth of six million metres, so a centimetre is far more than any rounding can lose.
     static let roundingMeters = 0.01
 
     /// Empties the skip (after anything but a fix changes the conditions).
-    mutating func clear() {
-        mask = 0
-        reanchor = false
-    }
+    mutating func clear() { mask = 0 }
 
     /// The conditions the fix at `point` may skip, having checked that it lies within the room
     /// (its weighted accuracy `spread` included): `mask`, or `0` after emptying the skip and
@@ -72,12 +65,11 @@ struct SettledSkip: Sendable {
     mutating func covered(
         by point: EarthPoint, at coordinate: Coordinate, spread: Double, continuous: Bool, mayClaim: Bool
     ) -> (mask: UInt64, fromAnchor: Double) {
-        if mask != 0, !reanchor, continuous, !mayClaim, spread.isFinite {
+        if mask != 0, continuous, !mayClaim, spread.isFinite {
             let fromAnchor = anchor.chord(to: point)
             if fromAnchor + max(spread, 0) <= room { return (mask, fromAnchor) }
         }
         mask = 0
-        reanchor = false
         room = .infinity
         anchor = point
         anchorLatitude = coordinate.latitude
@@ -145,7 +137,10 @@ struct SettledSkip: Sendable {
             // fix far off (one of the place's scattered fixes, or one on the way there), the skip
             // would never cover it while the device stands there. (Far outside, the skip empties
             // soon anyway, and emptying it early costs a moving device more than it saves.)
-            if inside, slack - SettledSkip.roundingMeters - max(spread, 0) >= minimumRoom { reanchor = true }
+            // No room at all then: the next fix empties the skip and anchors it where it is.
+            if inside, slack - SettledSkip.roundingMeters - max(spread, 0) >= minimumRoom {
+                self.room = -.infinity
+            }
             return
         }
         mask |= 1 << UInt64(index)
