@@ -74,6 +74,17 @@ import Testing
         #expect((try? results.first?.get())?.fix?.label == "jp")
     }
 
+    /// A decoder made for an input of lines only (the HTTP receiver's posts, gpsd's reports)
+    /// reads its very first line as one, on the path that decodes each line where it lies.
+    @Test func aDecoderForLinesReadsItsFirstLine() {
+        var decoder = StreamDecoder(lines: LineDecoder(source: "posts"))
+        #expect(decoder.readsIndependentJSONLines)
+        let first = decoder.decode(
+            #"{"latitude":47.37,"longitude":8.54,"timestamp":1700000000000}"#, number: 1)
+        #expect((try? first.first?.get())?.fix?.coordinate == at(47.37, 8.54))
+        #expect(decoder.decidedFormat == .auto)
+    }
+
     @Test func ndjsonStaysLineByLine() {
         var decoder = StreamDecoder(source: "fixes.ndjson")
         let first = decoder.decode(

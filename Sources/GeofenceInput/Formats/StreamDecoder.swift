@@ -62,6 +62,8 @@ public struct StreamDecoder: Sendable {
             format: decoder.format, source: decoder.source, timeZone: decoder.timeZone,
             deviceId: decoder.deviceId)
         state = .lines
+        // An initialiser's assignment calls no observer: the flag is set here too.
+        readsLines = true
         lineDecoder = decoder
     }
 
