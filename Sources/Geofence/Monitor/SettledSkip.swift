@@ -135,9 +135,9 @@ struct SettledSkip: Sendable {
         guard room - max(spread, 0) >= minimumRoom else {
             // A place the device stands in would be covered measured from this fix: anchored at a
             // fix far off (one of the place's scattered fixes, or one on the way there), the skip
-            // would never cover it while the device stands there. (Far outside, the skip empties
-            // soon anyway, and emptying it early costs a moving device more than it saves.)
-            // No room at all then: the next fix empties the skip and anchors it where it is.
+            // would never cover it while the device stands there. The skip is left without room,
+            // so that the next fix empties it and anchors it where it is. (Far outside, the skip
+            // empties soon anyway, and emptying it early costs a moving device more than it saves.)
             if inside, slack - SettledSkip.roundingMeters - max(spread, 0) >= minimumRoom {
                 self.room = -.infinity
             }
