@@ -178,7 +178,7 @@ public final class FileFollower {
                 }
             }.get()
             if count > 0 {
-                var block = LineBlock()
+                var block = LineBlock(reservingFor: count)
                 splitter.appendRaw(chunk[0..<count]) { block.append($0) }
                 if !block.isEmpty, let position { return .lines(block, position) }
                 continue
