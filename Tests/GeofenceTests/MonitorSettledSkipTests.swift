@@ -177,7 +177,6 @@ import Testing
             #expect(try encoder.encode(skipping) == encoder.encode(restored), "\(hysteresis)")
             #expect(fixesThatSkipped > 0, "nothing was skipped: \(regime), \(hysteresis)")
             if regime == .dwelling {
-               
                 // Standing at a place, its circle is skipped too, not only the places far away.
                 #expect(
                     fixesThatSkippedAPlaceInside > 1000, "no place was skipped while inside: \(hysteresis)")

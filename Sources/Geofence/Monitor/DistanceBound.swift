@@ -55,8 +55,20 @@ struct DistanceBound: Sendable {
     /// A number never larger than the condition's signed distance to the point.
     @inline(__always)
     func lowerBound(_ point: EarthPoint) -> Double {
-        let chord = center.chord(to: point)
-        return chord - radius - 0.001 - chord * relativeSlack
+        lower(chord: center.chord(to: point))
+    }
+
+    /// The lower bound at a point `chord` metres from the centre.
+    @inline(__always)
+    private func lower(chord: Double) -> Double {
+        chord - radius - 0.001 - chord * relativeSlack
+    }
+
+    /// The upper bound (a circle's, within ``upperBoundChordMeters``) at a point `chord` metres
+    /// from the centre.
+    @inline(__always)
+    private func upper(chord: Double) -> Double {
+        chord + chord * relativeSlack + 0.001 - radius
     }
 
     /// A number never smaller than the condition's signed distance to the point: infinity where
@@ -66,7 +78,7 @@ struct DistanceBound: Sendable {
         guard isCircle else { return .infinity }
         let chord = center.chord(to: point)
         guard chord < DistanceBound.upperBoundChordMeters else { return .infinity }
-        return chord + chord * relativeSlack + 0.001 - radius
+        return upper(chord: chord)
     }
 
     /// How far from `point` every point is still provably inside the condition (a signed
@@ -79,7 +91,7 @@ struct DistanceBound: Sendable {
         guard isCircle else { return nil }
         let chord = center.chord(to: point)
         guard chord < DistanceBound.upperBoundChordMeters else { return nil }
-        let upper = chord + chord * relativeSlack + 0.001 - radius
+        let upper = self.upper(chord: chord)
         guard upper < 0 else { return nil }
         return min(-upper / (1 + relativeSlack), DistanceBound.upperBoundChordMeters - chord)
     }
@@ -95,10 +107,10 @@ struct DistanceBound: Sendable {
     ) -> Hysteresis.Side? {
         let chord = center.chord(to: point)
         let spread = accuracyWeight * accuracy
-        let lower = chord - radius - 0.001 - chord * relativeSlack
+        let lower = self.lower(chord: chord)
         if lower > 0, lower - spread >= exitMarginMeters { return .outside }
         guard isCircle, chord < DistanceBound.upperBoundChordMeters else { return nil }
-        let upper = chord + chord * relativeSlack + 0.001 - radius
+        let upper = self.upper(chord: chord)
         if upper <= 0, upper + spread <= -enterMarginMeters { return .inside }
         return nil
     }

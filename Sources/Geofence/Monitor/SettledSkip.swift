@@ -129,16 +129,15 @@ struct SettledSkip: Sendable {
     @inline(__always)
     mutating func cover(_ index: Int, slack: Double, inside: Bool, fromAnchor: Double, spread: Double) {
         guard index < 64 else { return }
-        let minimumRoom = SettledSkip.minimumRoomMeters
         let room = slack - fromAnchor - SettledSkip.roundingMeters
         // Not finite spreads and slacks fail here too (comparisons with NaN are false).
-        guard room - max(spread, 0) >= minimumRoom else {
+        guard room - max(spread, 0) >= SettledSkip.minimumRoomMeters else {
             // A place the device stands in would be covered measured from this fix: anchored at a
             // fix far off (one of the place's scattered fixes, or one on the way there), the skip
             // would never cover it while the device stands there. The skip is left without room,
             // so that the next fix empties it and anchors it where it is. (Far outside, the skip
             // empties soon anyway, and emptying it early costs a moving device more than it saves.)
-            if inside, slack - SettledSkip.roundingMeters - max(spread, 0) >= minimumRoom {
+            if inside, slack - SettledSkip.roundingMeters - max(spread, 0) >= SettledSkip.minimumRoomMeters {
                 self.room = -.infinity
             }
             return

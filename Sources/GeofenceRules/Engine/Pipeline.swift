@@ -350,10 +350,10 @@ public struct Pipeline: Sendable {
     /// from an array was copied for the call whatever the parameter's convention (the compiler
     /// cannot tell that the call leaves the batch alone), with a retain and a release of each of
     /// its strings and a call through the record's copy and destroy witnesses.
-    @usableFromInline
     ///
     /// `givenHash`, when known, is the ``DeviceDirectory/hash(_:)`` of the device name the record
     /// gives (a sharded pipeline has it from choosing the shard).
+    @usableFromInline
     package mutating func process(
         recordAt record: UnsafePointer<InputRecord>, arrivedAt: Date?, givenHash: UInt64? = nil
     ) -> PipelineOutput? {
