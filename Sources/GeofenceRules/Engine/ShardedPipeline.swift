@@ -150,39 +150,50 @@ public struct ShardedPipeline: Sendable {
             }
             return
         }
-        // The results wait in memory of their own, each place initialised by the shard of its
-        // record and moved out below: an array of optionals was filled with `nil` first (a
-        // `memset` of the whole chunk) and each result moved out of its optional again.
-        let merged = UnsafeMutablePointer<Rendered>.allocate(capacity: range.count)
+        // The results wait in memory of their own, a part for each shard in which it puts its
+        // records' results one after the other, and they are moved out below in the batch's
+        // order: an array of optionals was filled with `nil` first (a `memset` of the whole
+        // chunk) and each result moved out of its optional again; and with one part for all, in
+        // the records' order, neighbouring results of different shards shared cache lines, which
+        // went back and forth between the cores at every write.
+        var firsts = [Int](repeating: 0, count: count + 1)
+        for owner in owners where owner >= 0 { firsts[owner + 1] += 1 }
+        for shard in 0..<count { firsts[shard + 1] += firsts[shard] }
+        let merged = UnsafeMutablePointer<Rendered>.allocate(capacity: max(1, firsts[count]))
         defer { merged.deallocate() }
         // The box becomes the pipelines' only owner, and each thread moves its own out of it, so
         // that no device dictionary is copied on write. Each thread writes its records' results
-        // straight into their places in `merged`: the places are disjoint, so no lock is needed.
+        // into its own part of `merged`: the parts are disjoint, so no lock is needed.
         let box = lendShards()
         let slots = OutputSlots(base: merged)
-        DispatchQueue.concurrentPerform(iterations: count) { shard in
+        DispatchQueue.concurrentPerform(iterations: count) { [firsts] shard in
             var pipeline = box.take(shard: shard)
+            var next = slots.base + firsts[shard]
             records.withUnsafeBufferPointer { records in
                 guard let base = records.baseAddress else { return }
                 for slot in owners.indices where owners[slot] == shard {
                     let position = first + slot
                     let output = pipeline.process(
                         recordAt: base + position, arrivedAt: arrivedAt, givenHash: hashes[slot])
-                    (slots.base + slot).initialize(to: render(position, output))
+                    next.initialize(to: render(position, output))
+                    next += 1
                 }
             }
             box.put(shard: shard, pipeline: pipeline)
         }
         takeBackShards(from: box)
-        // Each result is moved out to `body`, not copied; a record that moves nothing was left
-        // to here. Every other place was initialised: a record's owner is one of the shards, and
-        // each shard wrote the places of all its records.
+        // Each result is moved out to `body`, not copied, from its shard's part, in turn; a
+        // record that moves nothing was left to here. Every result was initialised: a record's
+        // owner is one of the shards, and each shard wrote the results of all its records.
+        var taken = firsts
         for slot in owners.indices {
             let position = first + slot
-            if owners[slot] < 0 {
+            let owner = owners[slot]
+            if owner < 0 {
                 body(position, render(position, nil))
             } else {
-                body(position, (merged + slot).move())
+                body(position, (merged + taken[owner]).move())
+                taken[owner] += 1
             }
         }
     }
@@ -293,9 +304,9 @@ final class ShardBox: @unchecked Sendable {
     }
 }
 
-/// The batch's results while the shards' threads fill them: each writes only the places of its
-/// own records, which no other thread touches, and `concurrentPerform` returns only when all are
-/// done, so the writes need no lock.
+/// The batch's results while the shards' threads fill them: each writes only its own part,
+/// which no other thread touches, and `concurrentPerform` returns only when all are done, so the
+/// writes need no lock.
 @usableFromInline
 struct OutputSlots<Rendered>: @unchecked Sendable {
     @usableFromInline
