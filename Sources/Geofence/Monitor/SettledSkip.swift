@@ -129,21 +129,35 @@ struct SettledSkip: Sendable {
     @inline(__always)
     mutating func cover(_ index: Int, slack: Double, inside: Bool, fromAnchor: Double, spread: Double) {
         guard index < 64 else { return }
-        let room = slack - fromAnchor - SettledSkip.roundingMeters
+        let room = SettledSkip.room(slack: slack, fromAnchor: fromAnchor)
         // Not finite spreads and slacks fail here too (comparisons with NaN are false).
-        guard room - max(spread, 0) >= SettledSkip.minimumRoomMeters else {
+        guard SettledSkip.leavesEnough(room, spread: spread) else {
             // A place the device stands in would be covered measured from this fix: anchored at a
             // fix far off (one of the place's scattered fixes, or one on the way there), the skip
             // would never cover it while the device stands there. The skip is left without room,
             // so that the next fix empties it and anchors it where it is. (Far outside, the skip
             // empties soon anyway, and emptying it early costs a moving device more than it saves.)
-            if inside, slack - SettledSkip.roundingMeters - max(spread, 0) >= SettledSkip.minimumRoomMeters {
+            if inside, SettledSkip.leavesEnough(SettledSkip.room(slack: slack, fromAnchor: 0), spread: spread)
+            {
                 self.room = -.infinity
             }
             return
         }
         mask |= 1 << UInt64(index)
         if room < self.room { self.room = room }
+    }
+
+    /// The room a condition settled with `slack` metres leaves for fixes near the anchor, measured
+    /// at a fix `fromAnchor` metres from it.
+    @inline(__always)
+    private static func room(slack: Double, fromAnchor: Double) -> Double {
+        slack - fromAnchor - roundingMeters
+    }
+
+    /// Whether `room` is enough to cover a condition, beyond a fix's accuracy `spread`.
+    @inline(__always)
+    private static func leavesEnough(_ room: Double, spread: Double) -> Bool {
+        room - max(spread, 0) >= minimumRoomMeters
     }
 }
 
