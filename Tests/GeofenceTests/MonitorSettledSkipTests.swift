@@ -185,6 +185,113 @@ import Testing
         }
     }
 
+    /// A device's first fixes far from every place each extend a run of evidence of outside for
+    /// every condition (a fleet starting together holds twenty a device): the skip covers the runs
+    /// until they could confirm, counting the fixes it passes over for them. The determinations,
+    /// and what is saved along the way, must be those of an engine that weighed every condition of
+    /// every fix, at every interval a tracker sends; fixes that must not extend a run on the quick
+    /// path (a silent tracker's, a stay, one naming regions) and a fix after a gap come in the
+    /// middle of some runs; and a place added, a visit and a claim take the skip's runs back.
+    @Test(arguments: [1.0, 4.0, 12.0, 29.0, 60.0])
+    func runsFarOutsideAreSkippedUntilTheyCouldConfirm(interval: Double) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        for variant in 0..<5 {
+            var skipping = MonitorSettledSkipTests.engine(.default)
+            var restored = skipping
+            var coveredWhilePending = 0
+            var events = 0
+            // Ten minutes far from every place, creeping a metre a fix.
+            for step in 0..<Int(600 / interval) {
+                let t = Double(step) * interval + (variant == 4 && step >= 5 ? 4000 : 0)
+                var fix = Map.fix(t, -2500 + Double(step), -2500, accuracy: 10)
+                if step == 6 {
+                    switch variant {
+                    case 1: fix.silentWithinMeters = 50
+                    case 2: fix.trigger = .stay
+                    case 3: fix.regions = []
+                    default: break
+                    }
+                }
+                let got = skipping.ingest(fix)
+                if skipping.fixesOwedToRuns > 0 { coveredWhilePending += 1 }
+                restored = try JSONDecoder().decode(MonitorEngine.self, from: JSONEncoder().encode(restored))
+                #expect(got == restored.ingest(fix), "at \(t), variant \(variant)")
+                #expect(
+                    try encoder.encode(skipping) == encoder.encode(restored), "at \(t), variant \(variant)")
+                events += got.count
+                if step == 3 {
+                    // Changes other than fixes, in the middle of the runs.
+                    var changed: [Event] = []
+                    switch variant {
+                    case 1:
+                        let cafe = Map.circle(80, east: 2800, north: 2800)
+                        changed = skipping.add(cafe, identifier: "cafe")
+                        #expect(changed == restored.add(cafe, identifier: "cafe"))
+                    case 2:
+                        let visit = Visit(
+                            coordinate: Map.at(2500, 2500), horizontalAccuracy: 20, arrival: nil,
+                            departure: nil)
+                        changed = skipping.ingest(visit)
+                        #expect(changed == restored.ingest(visit))
+                    case 3:
+                        let date = Map.date(t)
+                        changed = skipping.ingestClaim(identifier: "gym", inside: false, at: date)
+                        #expect(changed == restored.ingestClaim(identifier: "gym", inside: false, at: date))
+                    default: break
+                    }
+                    events += changed.count
+                    #expect(try encoder.encode(skipping) == encoder.encode(restored), "variant \(variant)")
+                }
+            }
+            // Every place is determined, outside.
+            for identifier in skipping.identifiers {
+                #expect(
+                    skipping.record(for: identifier)?.state == .unsatisfied,
+                    "\(identifier), variant \(variant)")
+            }
+            // Each was determined once, by a fix, the visit or the claim.
+            #expect(events == skipping.identifiers.count, "variant \(variant)")
+            // A run spans its confirmation time (30 s): fixes closer together than that are
+            // skipped while it lasts, and sparser ones never are.
+            if interval < 30 {
+                #expect(coveredWhilePending > 0, "the runs were never skipped: variant \(variant)")
+            } else {
+                #expect(coveredWhilePending == 0, "variant \(variant)")
+            }
+        }
+    }
+
+    /// A run that has room enough to be covered only after others were covered (home, 100 m off,
+    /// is too near to cover for a first fix 60 m accurate, and far enough for the next ones, 10 m
+    /// accurate) joins runs already owed fixes: those are paid first, so that every run covered
+    /// together is owed the same fixes.
+    @Test func aRunCoveredLateJoinsRunsOwedFixes() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        var skipping = MonitorSettledSkipTests.engine(.default)
+        var restored = skipping
+        var joined = false
+        for step in 0..<90 {
+            let fix = Map.fix(Double(step), -250 - 0.5 * Double(step), 0, accuracy: step == 0 ? 60 : 10)
+            let maskBefore = skipping.settledMask
+            let got = skipping.ingest(fix)
+            // Home (index 0) was covered at this fix, which skipped the others (the skip kept them).
+            let maskAfter = skipping.settledMask
+            if maskBefore != 0, maskBefore & 1 == 0, maskAfter & 1 != 0, maskAfter & maskBefore == maskBefore
+            {
+                joined = true
+            }
+            restored = try JSONDecoder().decode(MonitorEngine.self, from: JSONEncoder().encode(restored))
+            #expect(got == restored.ingest(fix), "at \(step)")
+            #expect(try encoder.encode(skipping) == encoder.encode(restored), "at \(step)")
+        }
+        #expect(joined, "home never joined the runs the skip owed")
+        for identifier in skipping.identifiers {
+            #expect(skipping.record(for: identifier)?.state == .unsatisfied, "\(identifier)")
+        }
+    }
+
     /// A visit, a claim and a new condition each empty the skip, and it fills again from fixes.
     @Test func anythingButAFixEmptiesTheSkip() throws {
         var engine = MonitorSettledSkipTests.engine(.default)

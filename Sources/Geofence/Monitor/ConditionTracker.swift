@@ -215,6 +215,7 @@ struct ConditionTracker: Sendable {
         let exitMarginMeters: Double
         let enterMarginMeters: Double
         let dwellSeconds: Double?
+        let confirmationSeconds: Double
 
         init(identifier: String, condition: Condition, hysteresis: Hysteresis, evaluated: Bool) {
             self.identifier = identifier
@@ -228,6 +229,7 @@ struct ConditionTracker: Sendable {
             exitMarginMeters = hysteresis.exitMarginMeters
             enterMarginMeters = hysteresis.enterMarginMeters
             dwellSeconds = hysteresis.dwellSeconds
+            confirmationSeconds = hysteresis.confirmationSeconds
         }
     }
 
@@ -537,8 +539,9 @@ struct ConditionTracker: Sendable {
     }
 
     /// For a condition settled, how far a fix may lie from `point` (before its accuracy's spread)
-    /// and still change nothing in it, and whether it is settled inside; `nil` for any other
-    /// condition. ``SettledSkip`` covers it with this room.
+    /// and still change nothing in it, whether it is settled inside, and for a run the time before
+    /// which it cannot confirm; `nil` for any other condition. ``SettledSkip`` covers it with this
+    /// room. `time` is the time of the fix at `point`, which the condition has just observed.
     ///
     /// - Settled outside (unsatisfied, nothing pending, its last fix outside and the engine's
     ///   previous one): how much its distance bound at `point` exceeds what a fix needs to be
@@ -549,20 +552,58 @@ struct ConditionTracker: Sendable {
     ///   again that its position is inside: its evidence (inside, or none) starts no run, and
     ///   the side does not change. A device standing at one of its places skips it, and with the
     ///   others settled outside, every condition.
+    /// - Holding a run of evidence of outside whose tracker promised nothing of its silence, its
+    ///   last fix outside and the engine's previous one, no visit holding it: the same room as
+    ///   settled outside, until its first evidence plus its confirmation time (less
+    ///   ``SettledSkip/runDeadlineMarginSeconds``), if that is still to come. A continuous fix
+    ///   there, naming no regions and no stay, from a tracker whose silence promises nothing, only
+    ///   extends the run by one (``extendRun(by:lastAt:)`` does that for the fixes skipped).
     ///
     /// Mutating though it changes nothing: called on a condition in the engine's buffer, a
     /// non-mutating method had the whole condition copied out and destroyed again (retains and
     /// releases of its references) for every condition of every fix.
     @inline(__always)
-    mutating func settledSlack(at point: EarthPoint) -> (slack: Double, inside: Bool)? {
-        guard observedPreviousFix, !hasRun else { return nil }
+    mutating func settledSlack(at point: EarthPoint, time: Date) -> (
+        slack: Double, inside: Bool, runDeadline: Double?
+    )? {
+        guard observedPreviousFix else { return nil }
+        if hasRun { return runSlack(at: point, time: time) }
         if lastSide == .outside, state == .unsatisfied {
             let margin = definition.exitMarginMeters
             guard margin.isFinite else { return nil }
-            return (definition.bound.lowerBound(point) - max(margin, 0), false)
+            return (definition.bound.lowerBound(point) - max(margin, 0), false, nil)
         }
         guard lastSide == .inside, state == .satisfied else { return nil }
-        return settledInsideSlack(at: point).map { ($0, true) }
+        return settledInsideSlack(at: point).map { ($0, true, nil) }
+    }
+
+    /// The room and deadline of a condition holding a run, the rest of ``settledSlack(at:time:)``:
+    /// apart, like ``settledInsideSlack(at:)``, and for the same reason.
+    @inline(never)
+    private func runSlack(at point: EarthPoint, time: Date) -> (
+        slack: Double, inside: Bool, runDeadline: Double?
+    )? {
+        // Asked of the run where it is stored (through `?.`): a copy would retain its box.
+        guard lastSide == .outside, !heldByVisit, pending?.side == .outside, pending?.isSilent == false,
+            let firstEvidence = pending?.firstEvidence
+        else { return nil }
+        let margin = definition.exitMarginMeters
+        let deadline =
+            firstEvidence.timeIntervalSinceReferenceDate + definition.confirmationSeconds
+            - SettledSkip.runDeadlineMarginSeconds
+        // Not finite margins and deadlines fail here too (comparisons with NaN are false); a run
+        // due already is asked on every fix, as before.
+        guard margin.isFinite, deadline > time.timeIntervalSinceReferenceDate else { return nil }
+        return (definition.bound.lowerBound(point) - max(margin, 0), false, deadline)
+    }
+
+    /// Counts in the run `fixes` evidence fixes of outside that the skip passed over while it
+    /// covered the run, the latest at `latest` (seconds from the reference date): what
+    /// ``observeFarOutside(at:accuracy:point:secondsSincePrevious:mayClaim:mayExtendRun:)`` does
+    /// for each continuous one (the count kept to 32 bits, the last evidence moved).
+    mutating func extendRun(by fixes: UInt32, lastAt latest: Double) {
+        guard fixes > 0, let count = pending?.count else { return }
+        pending?.extend(to: count + Int(fixes), at: Date(timeIntervalSinceReferenceDate: latest))
     }
 
     /// The room of a condition settled inside, the rest of ``settledSlack(at:)``: apart, so

@@ -113,6 +113,13 @@ public struct MonitorEngine: Codable, Sendable {
         try c.encode(name, forKey: .name)
         try c.encode(filter, forKey: .filter)
         let previousFix = previous?.timestamp
+        // The runs the skip covers are saved with the fixes it passed over counted, as a tracker
+        // that weighed every fix would hold them.
+        var trackers = self.trackers
+        let owed = settled.owed
+        if owed.runs != 0, owed.fixes != 0 {
+            trackers.withUnsafeMutableBufferPointer { MonitorEngine.pay(owed, to: $0) }
+        }
         try c.encode(trackers.map { ConditionTracker.Saved($0, previousFix: previousFix) }, forKey: .trackers)
         try c.encodeIfPresent(previous, forKey: .previous)
         try c.encodeIfPresent(now, forKey: .now)
@@ -174,6 +181,7 @@ public struct MonitorEngine: Codable, Sendable {
     /// ignored.
     public mutating func remove(_ identifier: String) {
         guard trackers.contains(where: { $0.identifier == identifier }) else { return }
+        emptySkip()
         var exact: [ConditionTracker] = []
         exact.reserveCapacity(trackers.count - 1)
         for tracker in trackers where tracker.identifier != identifier { exact.append(tracker) }
@@ -183,8 +191,30 @@ public struct MonitorEngine: Codable, Sendable {
 
     /// Starts the skip afresh for a new set of conditions (indices and limits have changed).
     private mutating func conditionsChanged() {
-        settled.clear()
+        emptySkip()
         settledLimits = SettledSkipLimits(trackers)
+    }
+
+    /// Empties the skip, first telling the runs it covers the fixes it passed over for them.
+    private mutating func emptySkip() {
+        let owed = settled.owed
+        if owed.runs != 0, owed.fixes != 0 {
+            trackers.withUnsafeMutableBufferPointer { MonitorEngine.pay(owed, to: $0) }
+        }
+        settled.clear()
+    }
+
+    /// Adds to each run the skip covered the fixes it passed over for them (``SettledSkip/owed``).
+    @inline(__always)
+    private static func pay(
+        _ owed: SettledSkip.Owed, to trackers: UnsafeMutableBufferPointer<ConditionTracker>
+    ) {
+        guard owed.fixes != 0 else { return }
+        var runs = owed.runs
+        while runs != 0 {
+            trackers[runs.trailingZeroBitCount].extendRun(by: owed.fixes, lastAt: owed.latest)
+            runs &= runs - 1
+        }
     }
 
     /// The identifiers of all conditions, evaluated or not, in the order they were added.
@@ -225,7 +255,8 @@ public struct MonitorEngine: Codable, Sendable {
     {
         if let reason = filter.evaluate(fix, arrivedAt: arrivedAt) { return reason }
         // What the clock confirmed before this fix came is confirmed first, at its own deadline,
-        // exactly as a live tick would have: replay and live give the same events.
+        // exactly as a live tick would have: replay and live give the same events. (The runs the
+        // skip covers hold no deadline, so this reads nothing the skip still owes them.)
         if clockMayHaveWork {
             var clock = EventSink()
             for index in trackers.indices where trackers[index].evaluated {
@@ -234,8 +265,10 @@ public struct MonitorEngine: Codable, Sendable {
             clock.appendInOrder(to: &events)
         }
         let t = fix.timestamp
+        let time = t.timeIntervalSinceReferenceDate
         let accuracy = fix.horizontalAccuracy
         let mayClaim = fix.regions != nil
+        let mayExtendRun = fix.silentWithinMeters == nil && fix.trigger != .stay
         // Read once: the previous fix read inside the loop is loaded again for every condition.
         let sincePrevious = previous.map { t.timeIntervalSince($0.timestamp) }
         let limits = settledLimits
@@ -248,8 +281,9 @@ public struct MonitorEngine: Codable, Sendable {
         if !limits.evaluatedBeyondMask,
             settled.coversAll(
                 limits.evaluated, near: fix.coordinate, spread: spread, continuous: continuous,
-                mayClaim: mayClaim)
+                mayClaim: mayClaim, time: time, mayExtendRun: mayExtendRun)
         {
+            settled.countSkipped(at: time)
             // As the loop below leaves them when it asks no condition.
             clockMayHaveWork = false
             previous = PreviousFix(timestamp: fix.timestamp, coordinate: fix.coordinate)
@@ -258,13 +292,15 @@ public struct MonitorEngine: Codable, Sendable {
         }
         var sink = EventSink(conditions: trackers.count)
         let point = EarthPoint(fix.coordinate)
-        let mayExtendRun = fix.silentWithinMeters == nil && fix.trigger != .stay
         // A condition settled far outside holds no deadline: it has nothing pending, or a run
         // without one (a run holding a deadline is never extended there, and none is started).
         var deadlines = false
         let before = previous
+        let owed = settled.owed
         let (skipped, fromAnchor) = settled.covered(
-            by: point, at: fix.coordinate, spread: spread, continuous: continuous, mayClaim: mayClaim)
+            by: point, at: fix.coordinate, spread: spread, continuous: continuous, mayClaim: mayClaim,
+            time: time, mayExtendRun: mayExtendRun)
+        if skipped != 0 { settled.countSkipped(at: time) }
         // The conditions are changed through one buffer: an element of the array changed in place
         // checks the array's uniqueness and the index's bounds every time, for every condition of
         // every fix.
@@ -274,15 +310,26 @@ public struct MonitorEngine: Codable, Sendable {
         // every use.
         var cover = settled
         trackers.withUnsafeMutableBufferPointer { trackers in
+            // The skip was emptied: the runs it covered are observed below, with the fixes it
+            // passed over counted first.
+            if skipped == 0 { MonitorEngine.pay(owed, to: trackers) }
             @inline(__always)
             func observe(
                 _ index: Int, sink: inout EventSink, settled: inout SettledSkip, deadlines: inout Bool
             ) {
                 defer {
-                    if let (slack, inside) = trackers[index].settledSlack(at: point) {
+                    if let (slack, inside, runDeadline) = trackers[index].settledSlack(at: point, time: t) {
+                        // Runs covered together are owed the same fixes: those covered before
+                        // this one are paid what they are owed so far (this fix included) first.
+                        if runDeadline != nil, settled.owed.fixes != 0,
+                            settled.wouldCover(index, slack: slack, fromAnchor: fromAnchor, spread: spread)
+                        {
+                            MonitorEngine.pay(settled.owed, to: trackers)
+                            settled.paid()
+                        }
                         settled.cover(
-                            index, slack: slack, inside: inside, fromAnchor: fromAnchor,
-                            spread: spread)
+                            index, slack: slack, inside: inside, runDeadline: runDeadline,
+                            fromAnchor: fromAnchor, spread: spread)
                     }
                 }
                 if trackers[index].observeFarOutside(
@@ -348,7 +395,7 @@ public struct MonitorEngine: Codable, Sendable {
     /// taken as confirmed: the state changes at `date` unless it already is that.
     @discardableResult
     public mutating func ingestClaim(identifier: String, inside: Bool, at date: Date) -> [Event] {
-        settled.clear()
+        emptySkip()
         var sink = EventSink()
         for index in trackers.indices
         where trackers[index].evaluated && trackers[index].identifier == identifier {
@@ -371,7 +418,7 @@ public struct MonitorEngine: Codable, Sendable {
         let delivered = [now, visit.arrival, visit.departure].compactMap { $0 }.max()
         guard let delivered else { return [] }
         now = delivered
-        settled.clear()
+        emptySkip()
         var start = visit.arrival ?? delivered
         if let departure = visit.departure, departure < start { start = departure }
         var sink = EventSink()
@@ -388,4 +435,6 @@ public struct MonitorEngine: Codable, Sendable {
 extension MonitorEngine {
     /// The conditions the skip covers now, bit `i` for index `i` (for tests).
     var settledMask: UInt64 { settled.mask }
+    /// How many fixes the skip passed over that the runs it covers have not counted yet (for tests).
+    var fixesOwedToRuns: UInt32 { settled.owed.fixes }
 }

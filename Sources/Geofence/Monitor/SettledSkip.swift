@@ -28,6 +28,16 @@ import Foundation
 /// (``DistanceBound/insideRoom(_:)``). A device standing at one of its places then skips every
 /// condition, and most fixes of a phone are taken standing somewhere.
 ///
+/// A condition holding a run of evidence of outside (a new device's first determination, a
+/// departure) is covered the same way until the run could confirm: a fix far outside only extends
+/// such a run by one evidence fix (``ConditionTracker/observeFarOutside(at:accuracy:point:secondsSincePrevious:mayClaim:mayExtendRun:)``),
+/// and before its confirmation time has passed it cannot confirm it. The skip counts the fixes it
+/// passes over for these runs (``owed``) and the engine adds them to the runs
+/// (``ConditionTracker/extendRun(by:lastAt:)``) before anything reads them: before it observes
+/// them again, before it changes the skip's runs, and on a copy when the engine is saved. A fleet
+/// whose devices start together otherwise weighs twenty conditions for each of every device's
+/// first thirty fixes.
+///
 /// Not saved: an engine decoded, or changed in any other way than by a fix, starts empty.
 struct SettledSkip: Sendable {
     /// Where the room was measured from.
@@ -38,10 +48,32 @@ struct SettledSkip: Sendable {
     /// The covered conditions: bit `i` for the tracker at index `i` (only the first 64 are covered).
     private(set) var mask: UInt64 = 0
     /// The anchor's latitude and longitude in degrees, and the cosine of its latitude: enough to
-    /// bound a fix's distance from the anchor without its ``EarthPoint`` (``coversAll(_:near:spread:continuous:mayClaim:)``).
+    /// bound a fix's distance from the anchor without its ``EarthPoint`` (``coversAll(_:near:spread:continuous:mayClaim:time:mayExtendRun:)``).
     private var anchorLatitude = 0.0
     private var anchorLongitude = 0.0
     private var anchorCosLatitude = 1.0
+    /// The covered conditions holding a run of evidence of outside, which every fix skipped extends.
+    private var runMask: UInt64 = 0
+    /// The fixes skipped since the runs were last told (``owed``), and the time of the latest.
+    private var skippedForRuns: UInt32 = 0
+    private var lastSkippedForRuns = 0.0
+    /// Before this time (seconds from the reference date) no covered run can confirm.
+    private var runDeadline = Double.infinity
+
+    /// The fixes the skip passed over that the covered runs have not counted yet.
+    struct Owed {
+        /// The runs owed them, bit `i` for index `i`.
+        var runs: UInt64
+        /// How many fixes, and the time of the latest (seconds from the reference date).
+        var fixes: UInt32
+        var latest: Double
+    }
+
+    /// What the covered runs are owed; ``paid()`` once they are told.
+    var owed: Owed { Owed(runs: runMask, fixes: skippedForRuns, latest: lastSkippedForRuns) }
+
+    /// Notes that the covered runs have counted every fix skipped so far.
+    mutating func paid() { skippedForRuns = 0 }
 
     /// A condition is covered only with this much room beyond the fix that settles it: one that
     /// is nearer is asked on every fix anyway, and would empty the skip soon after (every fix of a
@@ -53,23 +85,55 @@ struct SettledSkip: Sendable {
     /// Taken off every room for rounding: the chords are computed to about a nanometre on an
     /// Earth of six million metres, so a centimetre is far more than any rounding can lose.
     static let roundingMeters = 0.01
+    /// Taken off a run's confirmation time for rounding: a run is covered only for fixes this much
+    /// before its first evidence plus its confirmation time, so that the sum, rounded, can never
+    /// let through a fix at which ``ConditionTracker/Pending/countExtended(at:hysteresis:)`` would
+    /// ask whether the run confirms (dates are kept to about a ten-millionth of a second).
+    static let runDeadlineMarginSeconds = 0.001
 
-    /// Empties the skip (after anything but a fix changes the conditions).
-    mutating func clear() { mask = 0 }
+    /// Empties the skip (after anything but a fix changes the conditions); what it owes runs must
+    /// have been paid.
+    mutating func clear() {
+        mask = 0
+        runMask = 0
+        skippedForRuns = 0
+        runDeadline = .infinity
+    }
+
+    /// Whether the covered runs let a fix at `time` (seconds from the reference date) be skipped:
+    /// it comes before any of them could confirm, and may extend a run (`mayExtendRun`: it comes
+    /// from a tracker whose silence promises nothing and names no stay).
+    @inline(__always)
+    private func runsAllow(time: Double, mayExtendRun: Bool) -> Bool {
+        runMask == 0 || (mayExtendRun && time < runDeadline)
+    }
+
+    /// Counts a fix at `time` that skipped the covered conditions, for the runs among them.
+    @inline(__always)
+    mutating func countSkipped(at time: Double) {
+        guard runMask != 0 else { return }
+        if skippedForRuns < .max { skippedForRuns += 1 }
+        lastSkippedForRuns = time
+    }
 
     /// The conditions the fix at `point` may skip, having checked that it lies within the room
     /// (its weighted accuracy `spread` included): `mask`, or `0` after emptying the skip and
     /// anchoring it at `point`. `continuous` is whether every covered condition sees the fix as
     /// continuous with the previous one, and `mayClaim` whether the fix names regions (both send a
-    /// fix down the full path). Returns, with the mask, the fix's distance from the anchor.
+    /// fix down the full path); `time` and `mayExtendRun` are the fix's, for the covered runs.
+    /// Returns, with the mask, the fix's distance from the anchor. When it returns `0`, what was
+    /// ``owed`` before the call is owed still, and only the caller can pay it.
     mutating func covered(
-        by point: EarthPoint, at coordinate: Coordinate, spread: Double, continuous: Bool, mayClaim: Bool
+        by point: EarthPoint, at coordinate: Coordinate, spread: Double, continuous: Bool, mayClaim: Bool,
+        time: Double, mayExtendRun: Bool
     ) -> (mask: UInt64, fromAnchor: Double) {
-        if mask != 0, continuous, !mayClaim, spread.isFinite {
+        if mask != 0, continuous, !mayClaim, spread.isFinite,
+            runsAllow(time: time, mayExtendRun: mayExtendRun)
+        {
             let fromAnchor = anchor.chord(to: point)
             if fromAnchor + max(spread, 0) <= room { return (mask, fromAnchor) }
         }
-        mask = 0
+        clear()
         room = .infinity
         anchor = point
         anchorLatitude = coordinate.latitude
@@ -79,7 +143,7 @@ struct SettledSkip: Sendable {
     }
 
     /// Whether the skip covers every one of the `evaluated` conditions for a fix at `coordinate`,
-    /// as ``covered(by:at:spread:continuous:mayClaim:)`` would say, from the coordinate's degrees
+    /// as ``covered(by:at:spread:continuous:mayClaim:time:mayExtendRun:)`` would say, from the coordinate's degrees
     /// alone: the fix then needs neither its ``EarthPoint`` nor any condition's attention, and
     /// nothing changes. `false` says only that the full test must be made.
     ///
@@ -91,16 +155,19 @@ struct SettledSkip: Sendable {
     /// √2), the full test decides, as before.
     @inline(__always)
     func coversAll(
-        _ evaluated: UInt64, near coordinate: Coordinate, spread: Double, continuous: Bool, mayClaim: Bool
+        _ evaluated: UInt64, near coordinate: Coordinate, spread: Double, continuous: Bool, mayClaim: Bool,
+        time: Double, mayExtendRun: Bool
     ) -> Bool {
-        guard mask != 0, evaluated & ~mask == 0, continuous, !mayClaim, spread.isFinite else { return false }
+        guard mask != 0, evaluated & ~mask == 0, continuous, !mayClaim, spread.isFinite,
+            runsAllow(time: time, mayExtendRun: mayExtendRun)
+        else { return false }
         let reach = SettledSkip.reach(
             from: anchorLatitude, anchorLongitude, cosLatitude: anchorCosLatitude, to: coordinate)
         return reach + max(spread, 0) <= room
     }
 
     /// At least the chord from the point at (`latitude`, `longitude`), whose latitude's cosine is
-    /// `cosLatitude`, to the point at `coordinate` (see ``coversAll(_:near:spread:continuous:mayClaim:)``).
+    /// `cosLatitude`, to the point at `coordinate` (see ``coversAll(_:near:spread:continuous:mayClaim:time:mayExtendRun:)``).
     @inline(__always)
     static func reach(
         from latitude: Double, _ longitude: Double, cosLatitude: Double, to coordinate: Coordinate
@@ -123,15 +190,19 @@ struct SettledSkip: Sendable {
     /// a/sqrt(1-e²), rounded up by a billionth.
     private static let metresPerDegree = WGS84.a / (1 - WGS84.e2).squareRoot() * .pi / 180 * (1 + 1e-9)
 
-    /// Covers condition `index`, settled with `slack` metres of room (``ConditionTracker/settledSlack(at:)``;
+    /// Covers condition `index`, settled with `slack` metres of room (``ConditionTracker/settledSlack(at:time:)``;
     /// `inside` for a condition settled inside) at a fix `fromAnchor` metres from the anchor whose
-    /// spread was `spread`, when that leaves room enough.
+    /// spread was `spread`, when that leaves room enough. `runDeadline` is, for a condition holding
+    /// a run, the time before which the run cannot confirm; the runs already covered must be owed
+    /// nothing (they are then all owed the same fixes).
     @inline(__always)
-    mutating func cover(_ index: Int, slack: Double, inside: Bool, fromAnchor: Double, spread: Double) {
+    mutating func cover(
+        _ index: Int, slack: Double, inside: Bool, runDeadline: Double?, fromAnchor: Double, spread: Double
+    ) {
         guard index < 64 else { return }
         let room = SettledSkip.room(slack: slack, fromAnchor: fromAnchor)
         // Not finite spreads and slacks fail here too (comparisons with NaN are false).
-        guard SettledSkip.leavesEnough(room, spread: spread) else {
+        guard wouldCover(index, slack: slack, fromAnchor: fromAnchor, spread: spread) else {
             // A place the device stands in would be covered measured from this fix: anchored at a
             // fix far off (one of the place's scattered fixes, or one on the way there), the skip
             // would never cover it while the device stands there. The skip is left without room,
@@ -143,8 +214,22 @@ struct SettledSkip: Sendable {
             }
             return
         }
+        assert(runDeadline == nil || skippedForRuns == 0, "a run covered beside runs owed fixes")
         mask |= 1 << UInt64(index)
         if room < self.room { self.room = room }
+        if let runDeadline {
+            runMask |= 1 << UInt64(index)
+            if runDeadline < self.runDeadline { self.runDeadline = runDeadline }
+        }
+    }
+
+    /// Whether ``cover(_:slack:inside:runDeadline:fromAnchor:spread:)`` would cover condition
+    /// `index` with these numbers.
+    @inline(__always)
+    func wouldCover(_ index: Int, slack: Double, fromAnchor: Double, spread: Double) -> Bool {
+        index < 64
+            && SettledSkip.leavesEnough(
+                SettledSkip.room(slack: slack, fromAnchor: fromAnchor), spread: spread)
     }
 
     /// The room a condition settled with `slack` metres leaves for fixes near the anchor, measured
