@@ -598,12 +598,12 @@ struct ConditionTracker: Sendable {
     }
 
     /// Counts in the run `fixes` evidence fixes of outside that the skip passed over while it
-    /// covered the run, the latest at `latest` (seconds from the reference date): what
+    /// covered the run, the latest at `latest`: what
     /// ``observeFarOutside(at:accuracy:point:secondsSincePrevious:mayClaim:mayExtendRun:)`` does
     /// for each continuous one (the count kept to 32 bits, the last evidence moved).
-    mutating func extendRun(by fixes: UInt32, lastAt latest: Double) {
+    mutating func extendRun(by fixes: UInt32, lastAt latest: Date) {
         guard fixes > 0, let count = pending?.count else { return }
-        pending?.extend(to: count + Int(fixes), at: Date(timeIntervalSinceReferenceDate: latest))
+        pending?.extend(to: count + Int(fixes), at: latest)
     }
 
     /// The room of a condition settled inside, the rest of ``settledSlack(at:)``: apart, so

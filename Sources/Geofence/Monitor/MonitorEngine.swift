@@ -117,8 +117,8 @@ public struct MonitorEngine: Codable, Sendable {
         // that weighed every fix would hold them.
         var trackers = self.trackers
         let owed = settled.owed
-        if owed.runs != 0, owed.fixes != 0 {
-            trackers.withUnsafeMutableBufferPointer { MonitorEngine.pay(owed, to: $0) }
+        if owed.runs != 0, owed.fixes != 0, let latest = previous?.timestamp {
+            trackers.withUnsafeMutableBufferPointer { MonitorEngine.pay(owed, latest: latest, to: $0) }
         }
         try c.encode(trackers.map { ConditionTracker.Saved($0, previousFix: previousFix) }, forKey: .trackers)
         try c.encodeIfPresent(previous, forKey: .previous)
@@ -198,21 +198,22 @@ public struct MonitorEngine: Codable, Sendable {
     /// Empties the skip, first telling the runs it covers the fixes it passed over for them.
     private mutating func emptySkip() {
         let owed = settled.owed
-        if owed.runs != 0, owed.fixes != 0 {
-            trackers.withUnsafeMutableBufferPointer { MonitorEngine.pay(owed, to: $0) }
+        if owed.runs != 0, owed.fixes != 0, let latest = previous?.timestamp {
+            trackers.withUnsafeMutableBufferPointer { MonitorEngine.pay(owed, latest: latest, to: $0) }
         }
         settled.clear()
     }
 
-    /// Adds to each run the skip covered the fixes it passed over for them (``SettledSkip/owed``).
+    /// Adds to each run the skip covered the fixes it passed over for them (``SettledSkip/owed``),
+    /// the latest of them at `latest`.
     @inline(__always)
     private static func pay(
-        _ owed: SettledSkip.Owed, to trackers: UnsafeMutableBufferPointer<ConditionTracker>
+        _ owed: SettledSkip.Owed, latest: Date, to trackers: UnsafeMutableBufferPointer<ConditionTracker>
     ) {
         guard owed.fixes != 0 else { return }
         var runs = owed.runs
         while runs != 0 {
-            trackers[runs.trailingZeroBitCount].extendRun(by: owed.fixes, lastAt: owed.latest)
+            trackers[runs.trailingZeroBitCount].extendRun(by: owed.fixes, lastAt: latest)
             runs &= runs - 1
         }
     }
@@ -283,7 +284,7 @@ public struct MonitorEngine: Codable, Sendable {
                 limits.evaluated, near: fix.coordinate, spread: spread, continuous: continuous,
                 mayClaim: mayClaim, time: time, mayExtendRun: mayExtendRun)
         {
-            settled.countSkipped(at: time)
+            settled.countSkipped()
             // As the loop below leaves them when it asks no condition.
             clockMayHaveWork = false
             previous = PreviousFix(timestamp: fix.timestamp, coordinate: fix.coordinate)
@@ -300,7 +301,7 @@ public struct MonitorEngine: Codable, Sendable {
         let (skipped, fromAnchor) = settled.covered(
             by: point, at: fix.coordinate, spread: spread, continuous: continuous, mayClaim: mayClaim,
             time: time, mayExtendRun: mayExtendRun)
-        if skipped != 0 { settled.countSkipped(at: time) }
+        if skipped != 0 { settled.countSkipped() }
         // The conditions are changed through one buffer: an element of the array changed in place
         // checks the array's uniqueness and the index's bounds every time, for every condition of
         // every fix.
@@ -312,7 +313,7 @@ public struct MonitorEngine: Codable, Sendable {
         trackers.withUnsafeMutableBufferPointer { trackers in
             // The skip was emptied: the runs it covered are observed below, with the fixes it
             // passed over counted first.
-            if skipped == 0 { MonitorEngine.pay(owed, to: trackers) }
+            if skipped == 0, let before { MonitorEngine.pay(owed, latest: before.timestamp, to: trackers) }
             @inline(__always)
             func observe(
                 _ index: Int, sink: inout EventSink, settled: inout SettledSkip, deadlines: inout Bool
@@ -324,7 +325,7 @@ public struct MonitorEngine: Codable, Sendable {
                         if runDeadline != nil, settled.owed.fixes != 0,
                             settled.wouldCover(index, slack: slack, fromAnchor: fromAnchor, spread: spread)
                         {
-                            MonitorEngine.pay(settled.owed, to: trackers)
+                            MonitorEngine.pay(settled.owed, latest: t, to: trackers)
                             settled.paid()
                         }
                         settled.cover(

@@ -52,25 +52,26 @@ struct SettledSkip: Sendable {
     private var anchorLatitude = 0.0
     private var anchorLongitude = 0.0
     private var anchorCosLatitude = 1.0
-    /// The covered conditions holding a run of evidence of outside, which every fix skipped extends.
-    private var runMask: UInt64 = 0
-    /// The fixes skipped since the runs were last told (``owed``), and the time of the latest.
-    private var skippedForRuns: UInt32 = 0
-    private var lastSkippedForRuns = 0.0
-    /// Before this time (seconds from the reference date) no covered run can confirm.
+    /// Before this time (seconds from the reference date) no covered run can confirm; infinite
+    /// when the skip covers no run (a run's is kept finite). Whether the skip covers runs is told
+    /// by this alone, and which of its conditions hold them by the conditions themselves: a
+    /// device keeps one skip inline, ten thousand devices as many.
     private var runDeadline = Double.infinity
+    /// The fixes skipped since the runs were last told (``owed``); the latest of them is the
+    /// engine's previous fix, or the fix being weighed when it skipped the runs.
+    private var skippedForRuns: UInt32 = 0
 
     /// The fixes the skip passed over that the covered runs have not counted yet.
     struct Owed {
-        /// The runs owed them, bit `i` for index `i`.
+        /// The covered conditions, bit `i` for index `i`, when runs are among them, else none:
+        /// those holding a run are owed the fixes; the others hold nothing to count them in.
         var runs: UInt64
-        /// How many fixes, and the time of the latest (seconds from the reference date).
+        /// How many fixes.
         var fixes: UInt32
-        var latest: Double
     }
 
     /// What the covered runs are owed; ``paid()`` once they are told.
-    var owed: Owed { Owed(runs: runMask, fixes: skippedForRuns, latest: lastSkippedForRuns) }
+    var owed: Owed { Owed(runs: runDeadline == .infinity ? 0 : mask, fixes: skippedForRuns) }
 
     /// Notes that the covered runs have counted every fix skipped so far.
     mutating func paid() { skippedForRuns = 0 }
@@ -95,7 +96,6 @@ struct SettledSkip: Sendable {
     /// have been paid.
     mutating func clear() {
         mask = 0
-        runMask = 0
         skippedForRuns = 0
         runDeadline = .infinity
     }
@@ -105,15 +105,14 @@ struct SettledSkip: Sendable {
     /// from a tracker whose silence promises nothing and names no stay).
     @inline(__always)
     private func runsAllow(time: Double, mayExtendRun: Bool) -> Bool {
-        runMask == 0 || (mayExtendRun && time < runDeadline)
+        runDeadline == .infinity || (mayExtendRun && time < runDeadline)
     }
 
-    /// Counts a fix at `time` that skipped the covered conditions, for the runs among them.
+    /// Counts a fix that skipped the covered conditions, for the runs among them.
     @inline(__always)
-    mutating func countSkipped(at time: Double) {
-        guard runMask != 0 else { return }
-        if skippedForRuns < .max { skippedForRuns += 1 }
-        lastSkippedForRuns = time
+    mutating func countSkipped() {
+        guard runDeadline != .infinity, skippedForRuns < .max else { return }
+        skippedForRuns += 1
     }
 
     /// The conditions the fix at `point` may skip, having checked that it lies within the room
@@ -218,8 +217,7 @@ struct SettledSkip: Sendable {
         mask |= 1 << UInt64(index)
         if room < self.room { self.room = room }
         if let runDeadline {
-            runMask |= 1 << UInt64(index)
-            if runDeadline < self.runDeadline { self.runDeadline = runDeadline }
+            self.runDeadline = min(self.runDeadline, runDeadline, .greatestFiniteMagnitude)
         }
     }
 
