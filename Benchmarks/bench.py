@@ -158,7 +158,7 @@ for _ in range(args.runs):
     measured["devices"].append(seconds)
     peaks["devices"] = max(peaks["devices"], peak)
     measured["signed"].append(reference.signed_distance_rate(ref, sample=200_000))
-    # Both cores: 1,000 devices on both cores (devices and JSON lines on two threads each)
+    # Both cores: 1,000 devices on both cores (JSON lines decoded on two threads, devices on one)
     # against the same command held to one core with taskset (`--threads 1` alone still reads on
     # a thread of its own beside the pipeline's, so it is not a one-core run).
     measured["one_core"].append(timed(["taskset", "-c", "0", geofence, "replay", places, many, "--threads", "1"])[0])

@@ -26,7 +26,8 @@ private let dataFolder = repository + "/Tests/GeofenceInputTests/Data"
         (goldenFolder + "/cerknica.yaml", dataFolder + "/gpx/cerknicko-jezero.gpx", "cerknica.out"),
     ]
 
-    @Test(arguments: cases.indices, ["1", "2", "3"])
+    /// `--threads 4` and `6` process devices on two and three shards.
+    @Test(arguments: cases.indices, ["1", "2", "4", "6"])
     func replayPrintsExactlyTheGoldenOutput(index: Int, threads: String) throws {
         let (rules, input, golden) = Self.cases[index]
         let scratch = try TemporaryDirectory("golden")
@@ -40,7 +41,7 @@ private let dataFolder = repository + "/Tests/GeofenceInputTests/Data"
 
     /// 24 people's synthetic days at 30 s, tagged with their device and interleaved by time, as
     /// make-golden.sh builds them (with `geofence simulate day`, whose lines must not change either).
-    @Test(arguments: ["1", "2"])
+    @Test(arguments: ["1", "2", "4", "6"])
     func manyDevicesReplayExactlyAsBefore(threads: String) throws {
         let scratch = try TemporaryDirectory("golden-devices")
         var tagged: [(Int64, Int, String)] = []
