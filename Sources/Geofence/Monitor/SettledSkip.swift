@@ -108,7 +108,9 @@ struct SettledSkip: Sendable {
         runDeadline == .infinity || (mayExtendRun && time < runDeadline)
     }
 
-    /// Counts a fix that skipped the covered conditions, for the runs among them.
+    /// Counts a fix that skipped the covered conditions, for the runs among them. The count stops
+    /// at its largest value, which no run can tell from more: a run's own count stops at
+    /// `Int32.max`, below it.
     @inline(__always)
     mutating func countSkipped() {
         guard runDeadline != .infinity, skippedForRuns < .max else { return }
