@@ -116,10 +116,7 @@ public struct MonitorEngine: Codable, Sendable {
         // The runs the skip covers are saved with the fixes it passed over counted, as a tracker
         // that weighed every fix would hold them.
         var trackers = self.trackers
-        let owed = settled.owed
-        if owed.runs != 0, owed.fixes != 0, let latest = previous?.timestamp {
-            trackers.withUnsafeMutableBufferPointer { MonitorEngine.pay(owed, latest: latest, to: $0) }
-        }
+        MonitorEngine.pay(settled.owed, after: previous, to: &trackers)
         try c.encode(trackers.map { ConditionTracker.Saved($0, previousFix: previousFix) }, forKey: .trackers)
         try c.encodeIfPresent(previous, forKey: .previous)
         try c.encodeIfPresent(now, forKey: .now)
@@ -197,11 +194,17 @@ public struct MonitorEngine: Codable, Sendable {
 
     /// Empties the skip, first telling the runs it covers the fixes it passed over for them.
     private mutating func emptySkip() {
-        let owed = settled.owed
-        if owed.runs != 0, owed.fixes != 0, let latest = previous?.timestamp {
-            trackers.withUnsafeMutableBufferPointer { MonitorEngine.pay(owed, latest: latest, to: $0) }
-        }
+        MonitorEngine.pay(settled.owed, after: previous, to: &trackers)
         settled.clear()
+    }
+
+    /// ``pay(_:latest:to:)`` between fixes, `previous` being the engine's latest fix: the latest the
+    /// skip passed over, if it passed over any.
+    private static func pay(
+        _ owed: SettledSkip.Owed, after previous: PreviousFix?, to trackers: inout [ConditionTracker]
+    ) {
+        guard owed.runs != 0, owed.fixes != 0, let latest = previous?.timestamp else { return }
+        trackers.withUnsafeMutableBufferPointer { pay(owed, latest: latest, to: $0) }
     }
 
     /// Adds to each run the skip covered the fixes it passed over for them (``SettledSkip/owed``),
