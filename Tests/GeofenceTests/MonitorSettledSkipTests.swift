@@ -143,6 +143,28 @@ import Testing
         return engine
     }
 
+    /// Weighs `fix` in `restored` after saving and restoring it (a restored engine starts with
+    /// nothing covered, so it weighs every condition), and expects the events to be `got`, those
+    /// of `skipping` for the same fix; with `savedToo`, expects the two engines to save the same.
+    static func expectAsRestored(
+        _ got: [Event], fix: Fix, skipping: MonitorEngine, restored: inout MonitorEngine, savedToo: Bool,
+        _ comment: Comment, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        restored = try JSONDecoder().decode(MonitorEngine.self, from: JSONEncoder().encode(restored))
+        #expect(got == restored.ingest(fix), comment, sourceLocation: sourceLocation)
+        if savedToo { try expectSameSaved(skipping, restored, comment, sourceLocation: sourceLocation) }
+    }
+
+    /// Expects two engines to save the same state, keys sorted.
+    static func expectSameSaved(
+        _ one: MonitorEngine, _ other: MonitorEngine, _ comment: Comment,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        #expect(try encoder.encode(one) == encoder.encode(other), comment, sourceLocation: sourceLocation)
+    }
+
     @Test(arguments: Regime.allCases, [UInt64(1), 2])
     func skippingSettledConditionsChangesNothing(regime: Regime, seed: UInt64) throws {
         let fixes = MonitorSettledSkipTests.fixes(regime, seed: seed)
@@ -152,18 +174,13 @@ import Testing
             var fixesThatSkipped = 0
             var fixesThatSkippedAPlaceInside = 0
             var events = 0
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = .sortedKeys
             for (number, fix) in fixes.enumerated() {
                 let got = skipping.ingest(fix)
-                restored = try JSONDecoder().decode(MonitorEngine.self, from: JSONEncoder().encode(restored))
-                let expected = restored.ingest(fix)
-                #expect(got == expected, "at \(fix.timestamp), \(hysteresis)")
                 // The saved engines are compared now and then too, not only at the end: what a run
                 // under way holds (its count, its last evidence) may decide nothing for long.
-                if number % 7 == 0 {
-                    #expect(try encoder.encode(skipping) == encoder.encode(restored), "at \(fix.timestamp)")
-                }
+                try Self.expectAsRestored(
+                    got, fix: fix, skipping: skipping, restored: &restored, savedToo: number % 7 == 0,
+                    "at \(fix.timestamp), \(hysteresis)")
                 if skipping.settledMask != 0 { fixesThatSkipped += 1 }
                 let identifiers = skipping.identifiers
                 let inside = identifiers.indices.filter {
@@ -174,7 +191,7 @@ import Testing
                 }
                 events += got.count
             }
-            #expect(try encoder.encode(skipping) == encoder.encode(restored), "\(hysteresis)")
+            try Self.expectSameSaved(skipping, restored, "\(hysteresis)")
             #expect(fixesThatSkipped > 0, "nothing was skipped: \(regime), \(hysteresis)")
             if regime == .dwelling {
                 // Standing at a place, its circle is skipped too, not only the places far away.
@@ -194,8 +211,6 @@ import Testing
     /// middle of some runs; and a place added, a visit and a claim take the skip's runs back.
     @Test(arguments: [1.0, 4.0, 12.0, 29.0, 60.0])
     func runsFarOutsideAreSkippedUntilTheyCouldConfirm(interval: Double) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
         for variant in 0..<5 {
             var skipping = MonitorSettledSkipTests.engine(.default)
             var restored = skipping
@@ -215,10 +230,9 @@ import Testing
                 }
                 let got = skipping.ingest(fix)
                 if skipping.fixesOwedToRuns > 0 { coveredWhilePending += 1 }
-                restored = try JSONDecoder().decode(MonitorEngine.self, from: JSONEncoder().encode(restored))
-                #expect(got == restored.ingest(fix), "at \(t), variant \(variant)")
-                #expect(
-                    try encoder.encode(skipping) == encoder.encode(restored), "at \(t), variant \(variant)")
+                try Self.expectAsRestored(
+                    got, fix: fix, skipping: skipping, restored: &restored, savedToo: true,
+                    "at \(t), variant \(variant)")
                 events += got.count
                 if step == 3 {
                     // Changes other than fixes, in the middle of the runs.
@@ -241,7 +255,7 @@ import Testing
                     default: break
                     }
                     events += changed.count
-                    #expect(try encoder.encode(skipping) == encoder.encode(restored), "variant \(variant)")
+                    try Self.expectSameSaved(skipping, restored, "variant \(variant)")
                 }
             }
             // Every place is determined, outside.
@@ -267,8 +281,6 @@ import Testing
     /// accurate) joins runs already owed fixes: those are paid first, so that every run covered
     /// together is owed the same fixes.
     @Test func aRunCoveredLateJoinsRunsOwedFixes() throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
         var skipping = MonitorSettledSkipTests.engine(.default)
         var restored = skipping
         var joined = false
@@ -282,9 +294,8 @@ import Testing
             {
                 joined = true
             }
-            restored = try JSONDecoder().decode(MonitorEngine.self, from: JSONEncoder().encode(restored))
-            #expect(got == restored.ingest(fix), "at \(step)")
-            #expect(try encoder.encode(skipping) == encoder.encode(restored), "at \(step)")
+            try Self.expectAsRestored(
+                got, fix: fix, skipping: skipping, restored: &restored, savedToo: true, "at \(step)")
         }
         #expect(joined, "home never joined the runs the skip owed")
         for identifier in skipping.identifiers {
