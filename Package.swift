@@ -65,8 +65,11 @@ let package = Package(
         // on the C side, and Swift sees one plain struct per report.
         .target(name: "CGPS", linkerSettings: [.linkedLibrary("gps"), .linkedLibrary("m")]),
 
+        // The processor's prefetch hint, which Swift cannot name: one inline function in a header.
+        .target(name: "CPrefetch"),
+
         // Location types, geometry, conditions, the monitor and the visit detector.
-        .target(name: "Geofence", dependencies: ["CGEOS"]),
+        .target(name: "Geofence", dependencies: ["CGEOS", "CPrefetch"]),
 
         // Synthetic days and traces with seeded noise, for `geofence simulate`, the benchmarks and
         // the tests; not part of the library an app links.
@@ -76,7 +79,7 @@ let package = Package(
         .target(name: "GeofenceInput", dependencies: ["Geofence"]),
 
         // The rules file, triggers, guards, reminders and commutes: events in, actions out.
-        .target(name: "GeofenceRules", dependencies: ["Geofence", "GeofenceInput", "CYAML"]),
+        .target(name: "GeofenceRules", dependencies: ["Geofence", "GeofenceInput", "CYAML", "CPrefetch"]),
 
         // The headless runtime: the SQLite store, the hook runner, the MQTT client, the long-running loop.
         .target(
@@ -103,7 +106,7 @@ let package = Package(
         // Micro-benchmarks, printed by `make bench`; never timed inside `swift test`.
         .executableTarget(
             name: "geofence-bench",
-            dependencies: ["Geofence", "GeofenceInput", "GeofenceSimulation"],
+            dependencies: ["Geofence", "GeofenceInput", "GeofenceRules", "GeofenceSimulation"],
             path: "Sources/GeofenceBench"
         ),
 

@@ -22,6 +22,13 @@ let center = try Coordinate(latitude: 51.5007, longitude: -0.1246)
 
 // `geofence-bench --export DIR` writes the monitor workload (below) for the reference benchmark in
 // Benchmarks/reference.py, which runs the same geometry with shapely, and stops.
+if let flag = CommandLine.arguments.firstIndex(of: "--pipeline"), flag + 2 < CommandLine.arguments.count {
+    let rounds = flag + 3 < CommandLine.arguments.count ? Int(CommandLine.arguments[flag + 3]) ?? 5 : 5
+    try printPipelineFigures(
+        rulesPath: CommandLine.arguments[flag + 1], inputPath: CommandLine.arguments[flag + 2], rounds: rounds
+    )
+    exit(0)
+}
 if CommandLine.arguments.contains("--regimes") {
     try printSamplingRegimes()
     exit(0)

@@ -102,6 +102,152 @@ import GeofenceSimulation
         #expect(got == expected)
     }
 
+    /// Looking ahead for the engines of the records to come (see
+    /// ``Pipeline/process(recordsAt:positions:hashes:arrivedAt:prefetchDistance:each:)``) changes
+    /// nothing, at any distance: forty devices take turns, each starting later than the one
+    /// before, so that devices are added all along (which moves the engines found ahead), with
+    /// records that move nothing and visits of the default device among them.
+    @Test(arguments: [1, 2])
+    func lookingAheadChangesNothing(shards: Int) throws {
+        var tagged: [(Date, Int, InputRecord)] = []
+        for person in 0..<40 {
+            let day = SyntheticDay(intervalSeconds: 60, outliers: [.init(7, 25)], seed: UInt64(person + 100))
+            for (number, fix) in day.fixes().enumerated() where number >= person * 9 {
+                var fix = fix
+                fix.deviceId = "d\(person)"
+                tagged.append((fix.timestamp, person, .fix(fix)))
+            }
+        }
+        tagged.sort { ($0.0, $0.1) < ($1.0, $1.1) }
+        var input = tagged.map(\.2)
+        for position in stride(from: input.count - 1, to: 0, by: -29) {
+            input.insert(.ignored(kind: "waypoint", reason: "moves nothing"), at: position)
+        }
+        for position in stride(from: input.count - 5, to: 0, by: -211) {
+            guard case .fix(let fix) = input[position] else { continue }
+            let visit = Visit(
+                coordinate: fix.coordinate, horizontalAccuracy: 20, arrival: fix.timestamp, departure: nil)
+            input.insert(.visit(visit), at: position)
+        }
+        var single = Pipeline(rules: try rules())
+        let expected = input.map { Digest(single.process($0, arrivedAt: nil)) }
+        #expect(expected.flatMap(\.placeEvents).count >= 80)
+
+        for distance in [0, 1, 2, 3, 4, 8, 100] {
+            var sharded = ShardedPipeline(rules: try (0..<shards).map { _ in try rules() })
+            sharded.prefetchDistance = distance
+            // From the first device on: forty would not be a fleet worth looking ahead for.
+            sharded.prefetchFleet = 0
+            var got: [Digest] = []
+            var start = 0
+            while start < input.count {
+                let end = min(input.count, start + 300)
+                sharded.process(
+                    input, in: start..<end, arrivedAt: nil, render: { _, output in Digest(output) },
+                    each: { _, digest in got.append(digest) })
+                start = end
+            }
+            #expect(got == expected, "looking \(distance) records ahead")
+        }
+    }
+
+    /// Outputs rendered on several threads (a burst of events: sixty devices starting together,
+    /// each determined for every place within a few records) come back in order, each with its
+    /// own position, and are what one pipeline gives: for one shard and for two, and for bursts
+    /// cut at every size the pieces could be.
+    @Test(arguments: [1, 2])
+    func burstsRenderedOnSeveralThreadsComeBackInOrder(shards: Int) throws {
+        var tagged: [(Date, Int, Fix)] = []
+        for person in 0..<60 {
+            let day = SyntheticDay(intervalSeconds: 120, outliers: [], seed: UInt64(person + 500))
+            for fix in day.fixes() {
+                var fix = fix
+                fix.deviceId = "burst-\(person)"
+                tagged.append((fix.timestamp, person, fix))
+            }
+        }
+        tagged.sort { ($0.0, $0.1) < ($1.0, $1.1) }
+        let input = tagged.map { InputRecord.fix($0.2) }
+        var single = Pipeline(rules: try rules())
+        let expected = input.map { Digest(single.process($0, arrivedAt: nil)) }
+        // The burst is heavy enough to be rendered on several threads.
+        let weights = expected.map { $0.placeEvents.count + $0.actions.count }
+        let heaviest =
+            stride(from: 0, to: weights.count, by: ShardedPipeline.renderPiece).map {
+                weights[$0..<min(weights.count, $0 + ShardedPipeline.renderPiece)].reduce(0, +)
+            }.max() ?? 0
+        #expect(heaviest >= ShardedPipeline.parallelRenderWeight)
+
+        for threads in [1, 2, 3, 8] {
+            var sharded = ShardedPipeline(rules: try (0..<shards).map { _ in try rules() })
+            sharded.renderThreads = threads
+            var positions: [Int] = []
+            var got: [Digest] = []
+            var start = 0
+            while start < input.count {
+                let end = min(input.count, start + 500)
+                sharded.process(
+                    input, in: start..<end, arrivedAt: nil,
+                    render: { position, output in (position, Digest(output)) },
+                    each: { position, rendered in
+                        #expect(rendered.0 == position)
+                        positions.append(position)
+                        got.append(rendered.1)
+                    })
+                start = end
+            }
+            #expect(positions == Array(input.indices), "\(threads) threads")
+            #expect(got == expected, "\(threads) threads")
+        }
+    }
+
+    /// However the weight lies among a piece's outputs (all on the first or the last, evenly,
+    /// unevenly, too little to share), each position is rendered once and handed on in order.
+    @Test func aPieceIsRenderedOnceAPositionInOrderHoweverItsWeightLies() {
+        let count = 37
+        var patterns: [[Int]] = [
+            [Int](repeating: 0, count: count), [Int](repeating: 5, count: count),
+            [200] + [Int](repeating: 0, count: count - 1), [Int](repeating: 0, count: count - 1) + [200],
+        ]
+        var generator = SeededGenerator(seed: 7)
+        patterns.append((0..<count).map { _ in Int.random(in: 0...20, using: &generator) })
+        for weights in patterns {
+            for threads in [2, 3, 64] {
+                let rendered = RenderedPositions()
+                var handed: [Int] = []
+                ShardedPipeline.render(
+                    [PipelineOutput?](repeating: nil, count: count), weights: weights, from: 100,
+                    threads: threads,
+                    render: { position, _ in
+                        rendered.add(position)
+                        return position
+                    },
+                    each: { position, value in
+                        #expect(value == position)
+                        handed.append(position)
+                    })
+                #expect(handed == Array(100..<(100 + count)), "\(weights), \(threads) threads")
+                #expect(rendered.sorted == Array(100..<(100 + count)), "\(weights), \(threads) threads")
+            }
+        }
+    }
+
+    /// The positions rendered, from any thread.
+    final class RenderedPositions: @unchecked Sendable {
+        private let lock = NSLock()
+        private var positions: [Int] = []
+        func add(_ position: Int) {
+            lock.lock()
+            positions.append(position)
+            lock.unlock()
+        }
+        var sorted: [Int] {
+            lock.lock()
+            defer { lock.unlock() }
+            return positions.sorted()
+        }
+    }
+
     @Test func aDeviceAlwaysGoesToTheSameShard() {
         for name in ["default", "person-1", "phone", "ü-device"] {
             let first = ShardedPipeline.shard(ofDevice: name, count: 7)

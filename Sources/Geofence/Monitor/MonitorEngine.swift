@@ -1,4 +1,5 @@
 public import Foundation
+import CPrefetch
 
 /// The deterministic core of the monitor: conditions, their states and the evidence being
 /// weighed, moved by fixes and visits; its `Codable` value is the monitor's whole saved state.
@@ -366,6 +367,26 @@ public struct MonitorEngine: Codable, Sendable {
         if let now, now >= fix.timestamp {} else { now = fix.timestamp }
         sink.appendInOrder(to: &events)
         return nil
+    }
+
+    /// Asks the processor to bring into its caches the conditions the next fix will likely read:
+    /// those the settled skip does not cover now (none when it covers them all: a fix near the
+    /// last one then reads none). For a caller that knows which engine comes next, among many
+    /// whose memory is no longer in the caches (a pipeline of devices taking turns), so that the
+    /// fix does not wait for it. It changes nothing; mutating only so that the engine is read
+    /// where it is stored rather than copied.
+    public mutating func prefetchConditions() {
+        var uncovered = settledLimits.evaluated & ~settled.mask
+        guard uncovered != 0 else { return }
+        trackers.withUnsafeBufferPointer { trackers in
+            guard let base = trackers.baseAddress else { return }
+            while uncovered != 0 {
+                let tracker = UnsafeRawPointer(base + uncovered.trailingZeroBitCount)
+                cprefetch_read(tracker)
+                cprefetch_read(tracker + (MemoryLayout<ConditionTracker>.size - 1))
+                uncovered &= uncovered - 1
+            }
+        }
     }
 
     // MARK: The clock

@@ -1,3 +1,5 @@
+import CPrefetch
+
 /// Where each device's engine lies in the pipeline's dictionary, found by the name its records
 /// give, with a hash of the name's bytes rather than the standard library's seeded hasher.
 ///
@@ -23,8 +25,9 @@ struct DeviceDirectory: Sendable {
 
     /// Power-of-two many slots, or none before the first position is kept.
     private var slots: [Slot?] = []
-    /// Slots of this generation are in use; every other one is empty.
-    private var generation: UInt32 = 1
+    /// Slots of this generation are in use; every other one is empty. A position the directory
+    /// gave stays valid for as long as the generation is the same.
+    private(set) var generation: UInt32 = 1
     /// Slots in use.
     private var count = 0
 
@@ -32,16 +35,19 @@ struct DeviceDirectory: Sendable {
     /// process, unlike `Hasher`, so it also picks a device's shard.
     static func hash(_ name: String) -> UInt64 {
         // Over the name's bytes where they lie: walking its `utf8` view cost tens of instructions
-        // a byte.
-        var text = name
-        return text.withUTF8 { bytes in
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            for byte in bytes {
-                hash ^= UInt64(byte)
-                hash &*= 0x100_0000_01b3
-            }
-            return hash
+        // a byte, and a copy of the name made to call `withUTF8` (which may change it) a quarter
+        // more than reading its storage as it is.
+        if let hash = name.utf8.withContiguousStorageIfAvailable(DeviceDirectory.hash(bytes:)) { return hash }
+        return DeviceDirectory.hash(bytes: name.utf8)
+    }
+
+    private static func hash(bytes: some Sequence<UInt8>) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash &*= 0x100_0000_01b3
         }
+        return hash
     }
 
     /// The position kept for the device records name `given`, whose ``hash(_:)`` is `hash`.
@@ -54,6 +60,16 @@ struct DeviceDirectory: Sendable {
             position = (position + 1) & mask
         }
         return nil
+    }
+
+    /// Asks the processor to bring into its caches the slot where the name whose ``hash(_:)`` is
+    /// `hash` is looked for first.
+    func prefetchSlot(hash: UInt64) {
+        guard !slots.isEmpty else { return }
+        let position = DeviceDirectory.home(hash, mask: slots.count - 1)
+        slots.withUnsafeBufferPointer { slots in
+            if let base = slots.baseAddress { cprefetch_read(base + position) }
+        }
     }
 
     /// Keeps the position of the device records name `given` (not kept yet in this generation).

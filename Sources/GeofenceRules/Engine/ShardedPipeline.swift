@@ -19,11 +19,145 @@ public import GeofenceInput
 public struct ShardedPipeline: Sendable {
     /// The pipelines, one per shard.
     public private(set) var shards: [Pipeline]
+    /// How many records ahead each shard asks the processor's caches for a device's engine (see
+    /// ``Pipeline/process(recordsAt:positions:hashes:arrivedAt:prefetchDistance:fleet:each:)``); 0 asks
+    /// nothing. The output is the same for every distance: tests and benchmarks compare them.
+    @usableFromInline package var prefetchDistance = Pipeline.prefetchDistance
+    /// How many devices a shard holds before it looks ahead at all (see
+    /// ``Pipeline/prefetchFleet``).
+    @usableFromInline package var prefetchFleet = Pipeline.prefetchFleet
 
     /// Makes `rules.count` shards, one per copy of the rules (load the rules once per shard).
     public init(rules: [RulesFile]) {
         precondition(!rules.isEmpty, "at least one shard")
         shards = rules.map { Pipeline(rules: $0) }
+    }
+
+    /// Processes the records of `range` on one shard's pipeline, on the calling thread, handing
+    /// each record's position and rendering to `body` in order (see
+    /// ``process(_:in:arrivedAt:render:each:)``); `hashes`, by position from the range's start,
+    /// are the hashes of the names the records give, if known.
+    @inlinable
+    mutating func processOnOneShard<Rendered: Sendable>(
+        _ shard: Int, _ records: [InputRecord], in range: Range<Int>, hashes: [UInt64]?, arrivedAt: Date?,
+        render: @Sendable (_ position: Int, _ output: consuming PipelineOutput?) -> Rendered,
+        each body: (_ position: Int, _ rendered: consuming Rendered) -> Void
+    ) {
+        let distance = prefetchDistance
+        let fleet = prefetchFleet
+        guard renderThreads > 1 else {
+            records.withUnsafeBufferPointer { records in
+                guard let base = records.baseAddress else { return }
+                processOnShard(
+                    shard, recordsAt: base, positions: Array(range), hashes: hashes, arrivedAt: arrivedAt,
+                    prefetchDistance: distance, fleet: fleet
+                ) { position, output in
+                    body(position, render(position, output))
+                }
+            }
+            return
+        }
+        // The outputs are kept for `renderPiece` records at a time, and rendered on several
+        // threads if they hold many events (see ``renderThreads``).
+        let piece = ShardedPipeline.renderPiece
+        var outputs: [PipelineOutput?] = []
+        var weights: [Int] = []
+        var pieceStart = range.lowerBound
+        let threads = renderThreads
+        records.withUnsafeBufferPointer { records in
+            guard let base = records.baseAddress else { return }
+            processOnShard(
+                shard, recordsAt: base, positions: Array(range), hashes: hashes, arrivedAt: arrivedAt,
+                prefetchDistance: distance, fleet: fleet
+            ) { position, output in
+                if outputs.isEmpty {
+                    pieceStart = position
+                    outputs.reserveCapacity(piece)
+                }
+                weights.append(ShardedPipeline.renderWeight(of: output))
+                outputs.append(output)
+                guard outputs.count == piece else { return }
+                let full = outputs
+                outputs = []
+                ShardedPipeline.render(
+                    full, weights: weights, from: pieceStart, threads: threads, render: render, each: body)
+                weights.removeAll(keepingCapacity: true)
+            }
+        }
+        if !outputs.isEmpty {
+            ShardedPipeline.render(
+                outputs, weights: weights, from: pieceStart, threads: threads, render: render, each: body)
+        }
+    }
+
+    /// How many threads may render the outputs of one shard's records (see
+    /// ``process(_:in:arrivedAt:render:each:)``), when one shard does all the work: 1 renders each
+    /// output on the pipeline's thread as it is made.
+    ///
+    /// A fleet's outputs come in bursts: ten thousand devices that started together are
+    /// determined within the same few thousand records, twenty events each, and rendering those
+    /// lines cost as much as making them, while the threads that decode the input had filled the
+    /// batches waiting and stood idle. The outputs of ``renderPiece`` records at a time are then
+    /// rendered together: on this many threads, each a part of about the same weight, if they hold
+    /// at least ``parallelRenderWeight`` events and actions, else on the pipeline's thread.
+    public var renderThreads = 1
+
+    /// How many records' outputs wait together to be rendered on several threads: their events
+    /// are held until then (a fleet's first determinations are twenty a record, about 8 KiB with
+    /// their lines), so that memory is kept to about a megabyte.
+    @usableFromInline
+    static let renderPiece = 128
+
+    /// The fewest events and actions in a range's outputs for which they are rendered on several
+    /// threads: below it, handing them over costs more than it saves.
+    @usableFromInline
+    static let parallelRenderWeight = 64
+
+    /// What rendering an output costs, counted in the events and actions it holds.
+    @usableFromInline
+    static func renderWeight(of output: PipelineOutput?) -> Int {
+        guard let output, !output.isBare else { return 0 }
+        return output.placeEvents.count + output.actions.count
+    }
+
+    /// Renders `outputs` (of the records from `first` on, in order), on up to `threads` threads
+    /// when they weigh enough, and hands each record's position and rendering to `body` in order.
+    @inlinable
+    static func render<Rendered: Sendable>(
+        _ outputs: consuming [PipelineOutput?], weights: [Int], from first: Int, threads: Int,
+        render: @Sendable (_ position: Int, _ output: consuming PipelineOutput?) -> Rendered,
+        each body: (_ position: Int, _ rendered: consuming Rendered) -> Void
+    ) {
+        let count = outputs.count
+        let total = weights.reduce(0, +)
+        guard threads > 1, total >= parallelRenderWeight, count > 1 else {
+            for (offset, output) in outputs.enumerated() {
+                body(first + offset, render(first + offset, output))
+            }
+            return
+        }
+        // Parts of about the same weight, each of consecutive records: part `p` begins where the
+        // weight before it first reaches `p / parts` of the whole.
+        let parts = min(threads, count)
+        var starts = [0]
+        var before = 0
+        for offset in 0..<count where starts.count < parts {
+            if before * parts >= total * starts.count, offset > starts[starts.count - 1] {
+                starts.append(offset)
+            }
+            before += weights[offset]
+        }
+        starts.append(count)
+        let results = UnsafeMutablePointer<Rendered>.allocate(capacity: count)
+        defer { results.deallocate() }
+        let slots = OutputSlots(base: results)
+        let shared = outputs
+        DispatchQueue.concurrentPerform(iterations: starts.count - 1) { [starts] part in
+            for offset in starts[part]..<starts[part + 1] {
+                (slots.base + offset).initialize(to: render(first + offset, shared[offset]))
+            }
+        }
+        for offset in 0..<count { body(first + offset, (results + offset).move()) }
     }
 
     /// The shard a device belongs to: FNV-1a of its name, so the split is the same on every run.
@@ -111,19 +245,17 @@ public struct ShardedPipeline: Sendable {
         // Each record is read where it lies in the batch: passed as a value, even borrowed, it was
         // copied for the call (a whole record, with a retain and a release of each of its strings,
         // about 250 instructions a record; see ``Pipeline/process(recordAt:arrivedAt:)``).
+        // One shard: the pipeline hashes the names itself, once a device.
         if count == 1 {
-            records.withUnsafeBufferPointer { records in
-                guard let base = records.baseAddress else { return }
-                for index in range {
-                    body(index, render(index, processOnShard(0, base + index, arrivedAt: arrivedAt)))
-                }
-            }
+            processOnOneShard(
+                0, records, in: range, hashes: nil, arrivedAt: arrivedAt, render: render, each: body)
             return
         }
         let (owners, hashes) = owners(of: records, in: range, count: count)
-        // A batch whose records all go to one shard (one device, or a few that hash alike) is
-        // processed here: handing it to a thread would only add the hand-over.
-        // Counted with a flag per shard: a set of the owners cost a hash for every record.
+        // A batch whose records all go to one shard (one device, or a few that hash alike, or
+        // one shard for all) is processed here: handing it to a thread would only add the
+        // hand-over. Counted with a flag per shard: a set of the owners cost a hash for every
+        // record.
         var seen = [Bool](repeating: false, count: count)
         var busyCount = 0
         var lastBusy = 0
@@ -133,21 +265,10 @@ public struct ShardedPipeline: Sendable {
             lastBusy = owner
         }
         if busyCount <= 1 {
-            let shard = lastBusy
-            records.withUnsafeBufferPointer { records in
-                guard let base = records.baseAddress else { return }
-                for slot in owners.indices {
-                    let position = first + slot
-                    // The others are records that move nothing.
-                    guard owners[slot] == shard else {
-                        body(position, render(position, nil))
-                        continue
-                    }
-                    let output = processOnShard(
-                        shard, base + position, arrivedAt: arrivedAt, givenHash: hashes[slot])
-                    body(position, render(position, output))
-                }
-            }
+            // The records that move nothing go through the pipeline too, which answers `nil`.
+            processOnOneShard(
+                lastBusy, records, in: range, hashes: hashes, arrivedAt: arrivedAt, render: render, each: body
+            )
             return
         }
         // The results wait in memory of their own, a part for each shard in which it puts its
@@ -166,15 +287,18 @@ public struct ShardedPipeline: Sendable {
         // into its own part of `merged`: the parts are disjoint, so no lock is needed.
         let box = lendShards()
         let slots = OutputSlots(base: merged)
+        let distance = prefetchDistance
+        let fleet = prefetchFleet
         DispatchQueue.concurrentPerform(iterations: count) { [firsts] shard in
             var pipeline = box.take(shard: shard)
             var next = slots.base + firsts[shard]
             records.withUnsafeBufferPointer { records in
                 guard let base = records.baseAddress else { return }
-                for slot in owners.indices where owners[slot] == shard {
-                    let position = first + slot
-                    let output = pipeline.process(
-                        recordAt: base + position, arrivedAt: arrivedAt, givenHash: hashes[slot])
+                let mine = owners.indices.filter { owners[$0] == shard }
+                pipeline.process(
+                    recordsAt: base, positions: mine.map { first + $0 }, hashes: mine.map { hashes[$0] },
+                    arrivedAt: arrivedAt, prefetchDistance: distance, fleet: fleet
+                ) { position, output in
                     next.initialize(to: render(position, output))
                     next += 1
                 }
@@ -199,7 +323,7 @@ public struct ShardedPipeline: Sendable {
     }
 
     /// The shard of each record's device in `range` (-1 for a record that moves nothing), by
-    /// position from the range's start, among `count` shards (more than one). Consecutive records
+    /// position from the range's start, among `count` shards. Consecutive records
     /// are usually of one device, so the name a record gives is compared with the last one's, and
     /// only a new one is looked up in the rules' `people:` and hashed. The records are read where
     /// they lie, not copied out.
@@ -237,12 +361,17 @@ public struct ShardedPipeline: Sendable {
         return (owner, hashes)
     }
 
-    /// One record through one shard's pipeline, on the calling thread.
+    /// ``Pipeline/process(recordsAt:positions:hashes:arrivedAt:prefetchDistance:fleet:each:)`` on one
+    /// shard's pipeline, on the calling thread.
     @usableFromInline
     mutating func processOnShard(
-        _ shard: Int, _ record: UnsafePointer<InputRecord>, arrivedAt: Date?, givenHash: UInt64? = nil
-    ) -> PipelineOutput? {
-        shards[shard].process(recordAt: record, arrivedAt: arrivedAt, givenHash: givenHash)
+        _ shard: Int, recordsAt base: UnsafePointer<InputRecord>, positions: [Int], hashes: [UInt64]?,
+        arrivedAt: Date?, prefetchDistance: Int, fleet: Int,
+        each body: (_ position: Int, _ output: consuming PipelineOutput?) -> Void
+    ) {
+        shards[shard].process(
+            recordsAt: base, positions: positions, hashes: hashes, arrivedAt: arrivedAt,
+            prefetchDistance: prefetchDistance, fleet: fleet, each: body)
     }
 
     /// Hands the pipelines to a box that becomes their only owner while the shards' threads run.
