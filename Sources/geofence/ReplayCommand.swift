@@ -84,8 +84,6 @@ enum ReplayCommand: Command {
         }
         let rules = copies[0]
         var pipeline = ShardedPipeline(rules: copies)
-        // A burst of events (a fleet's first determinations) is rendered on every thread.
-        pipeline.renderThreads = threadCount
         // Standard input may be live: its output is written as each record is answered. A file's
         // is written a buffer at a time.
         let printer = ReplayPrinter(

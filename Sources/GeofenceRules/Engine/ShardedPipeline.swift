@@ -45,119 +45,15 @@ public struct ShardedPipeline: Sendable {
     ) {
         let distance = prefetchDistance
         let fleet = prefetchFleet
-        guard renderThreads > 1 else {
-            records.withUnsafeBufferPointer { records in
-                guard let base = records.baseAddress else { return }
-                processOnShard(
-                    shard, recordsAt: base, positions: Array(range), hashes: hashes, arrivedAt: arrivedAt,
-                    prefetchDistance: distance, fleet: fleet
-                ) { position, output in
-                    body(position, render(position, output))
-                }
-            }
-            return
-        }
-        // The outputs are kept for `renderPiece` records at a time, and rendered on several
-        // threads if they hold many events (see ``renderThreads``).
-        let piece = ShardedPipeline.renderPiece
-        var outputs: [PipelineOutput?] = []
-        var weights: [Int] = []
-        var pieceStart = range.lowerBound
-        let threads = renderThreads
         records.withUnsafeBufferPointer { records in
             guard let base = records.baseAddress else { return }
             processOnShard(
                 shard, recordsAt: base, positions: Array(range), hashes: hashes, arrivedAt: arrivedAt,
                 prefetchDistance: distance, fleet: fleet
             ) { position, output in
-                if outputs.isEmpty {
-                    pieceStart = position
-                    outputs.reserveCapacity(piece)
-                }
-                weights.append(ShardedPipeline.renderWeight(of: output))
-                outputs.append(output)
-                guard outputs.count == piece else { return }
-                let full = outputs
-                outputs = []
-                ShardedPipeline.render(
-                    full, weights: weights, from: pieceStart, threads: threads, render: render, each: body)
-                weights.removeAll(keepingCapacity: true)
+                body(position, render(position, output))
             }
         }
-        if !outputs.isEmpty {
-            ShardedPipeline.render(
-                outputs, weights: weights, from: pieceStart, threads: threads, render: render, each: body)
-        }
-    }
-
-    /// How many threads may render the outputs of one shard's records (see
-    /// ``process(_:in:arrivedAt:render:each:)``), when one shard does all the work: 1 renders each
-    /// output on the pipeline's thread as it is made.
-    ///
-    /// A fleet's outputs come in bursts: ten thousand devices that started together are
-    /// determined within the same few thousand records, twenty events each, and rendering those
-    /// lines cost as much as making them, while the threads that decode the input had filled the
-    /// batches waiting and stood idle. The outputs of ``renderPiece`` records at a time are then
-    /// rendered together: on this many threads, each a part of about the same weight, if they hold
-    /// at least ``parallelRenderWeight`` events and actions, else on the pipeline's thread.
-    public var renderThreads = 1
-
-    /// How many records' outputs wait together to be rendered on several threads: their events
-    /// are held until then (a fleet's first determinations are twenty a record, about 8 KiB with
-    /// their lines), so that memory is kept to about a megabyte.
-    @usableFromInline
-    static let renderPiece = 128
-
-    /// The fewest events and actions in a range's outputs for which they are rendered on several
-    /// threads: below it, handing them over costs more than it saves.
-    @usableFromInline
-    static let parallelRenderWeight = 64
-
-    /// What rendering an output costs, counted in the events and actions it holds.
-    @usableFromInline
-    static func renderWeight(of output: PipelineOutput?) -> Int {
-        guard let output, !output.isBare else { return 0 }
-        return output.placeEvents.count + output.actions.count
-    }
-
-    /// Renders `outputs` (of the records from `first` on, in order), on up to `threads` threads
-    /// when they weigh enough, and hands each record's position and rendering to `body` in order.
-    @inlinable
-    static func render<Rendered: Sendable>(
-        _ outputs: consuming [PipelineOutput?], weights: [Int], from first: Int, threads: Int,
-        render: @Sendable (_ position: Int, _ output: consuming PipelineOutput?) -> Rendered,
-        each body: (_ position: Int, _ rendered: consuming Rendered) -> Void
-    ) {
-        let count = outputs.count
-        let total = weights.reduce(0, +)
-        guard threads > 1, total >= parallelRenderWeight, count > 1 else {
-            for (offset, output) in outputs.enumerated() {
-                body(first + offset, render(first + offset, output))
-            }
-            return
-        }
-        // Parts of about the same weight, each of consecutive records: part `p` begins where the
-        // weight before it first reaches `p / parts` of the whole.
-        let parts = min(threads, count)
-        var starts = [0]
-        var before = 0
-        for offset in 0..<count where starts.count < parts {
-            if before * parts >= total * starts.count, offset > starts[starts.count - 1] {
-                starts.append(offset)
-            }
-            before += weights[offset]
-        }
-        starts.append(count)
-        let results = UnsafeMutablePointer<Rendered>.allocate(capacity: count)
-        defer { results.deallocate() }
-        let slots = OutputSlots(base: results)
-        let shared = outputs
-        DispatchQueue.concurrentPerform(iterations: starts.count - 1) { [starts] part in
-            for offset in starts[part]..<starts[part + 1] {
-                (slots.base + offset).initialize(to: render(first + offset, shared[offset]))
-            }
-        }
-        for offset in 0..<count { body(first + offset, (results + offset).move()) }
     }
 
     /// The shard a device belongs to: FNV-1a of its name, so the split is the same on every run.
