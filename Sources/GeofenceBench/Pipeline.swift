@@ -8,6 +8,11 @@ import GeofenceRules
 /// quickest round and the median are printed. Reading, decoding and printing are left out, so
 /// that a change to the pipeline is weighed without the other threads' share of a shared
 /// machine's noise.
+///
+/// `GF_DISTANCES=0,4` makes the rounds take turns looking that many records ahead for the
+/// engines (see `Pipeline.prefetchDistance`; 0 looks at nothing), and prints each distance's
+/// figures and its rounds against the first distance's, round by round; `GF_FLEET=N` looks ahead
+/// from N devices on rather than `Pipeline.prefetchFleet`.
 func printPipelineFigures(rulesPath: String, inputPath: String, rounds: Int) throws {
     let rules: RulesFile
     switch RulesLoader.load(path: rulesPath) {
@@ -19,8 +24,9 @@ func printPipelineFigures(rulesPath: String, inputPath: String, rounds: Int) thr
     let batch = 512
     var seconds: [Double] = []
     var events = 0
-    let distances = (ProcessInfo.processInfo.environment["GF_DISTANCES"] ?? "4").split(separator: ",")
+    let asked = (ProcessInfo.processInfo.environment["GF_DISTANCES"] ?? "").split(separator: ",")
         .compactMap { Int($0) }
+    let distances = asked.isEmpty ? [4] : asked
     var byDistance: [Int: [Double]] = [:]
     for number in 0..<max(1, rounds) {
         var pipeline = ShardedPipeline(rules: [rules])

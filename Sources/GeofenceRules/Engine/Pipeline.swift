@@ -388,9 +388,11 @@ public struct Pipeline: Sendable {
     /// engine is in the caches already. A `distance` of 0 looks at nothing ahead.
     ///
     /// Looking ahead pays only when the engines no longer fit in the caches: with fewer than
-    /// `fleet` devices it is left out (10,000 devices' engines, about 32 MB, took 0.92 of the time
-    /// with it; 1,000, about 3 MB, took 1.19, and one device 1.24: the names read and hashed
-    /// ahead of each record cost more than the waits they saved).
+    /// `fleet` devices it is left out. Measured here (`geofence-bench --pipeline`, rounds with and
+    /// without it taking turns), the pipeline took with it 0.83 to 1.00 of the time for 10,000
+    /// devices taking turns (about 32 MB of engines; five runs), 0.91 for 8,000; but 1.08 for
+    /// 5,000, 1.19 for 1,000 and 1.24 for one device: the names read and hashed ahead of each
+    /// record cost more than the waits they saved.
     @usableFromInline
     package mutating func process(
         recordsAt records: UnsafePointer<InputRecord>, positions: [Int], hashes known: [UInt64]?,
@@ -458,8 +460,8 @@ public struct Pipeline: Sendable {
 
     /// How many devices a pipeline holds before it looks ahead for their engines, unless told
     /// otherwise (see ``process(recordsAt:positions:hashes:arrivedAt:prefetchDistance:fleet:each:)``):
-    /// about 13 MB of engines, more than this machine's caches keep for one core.
-    @usableFromInline package static let prefetchFleet = 4096
+    /// about 26 MB of engines, past what the caches of the machine measured keep for one core.
+    @usableFromInline package static let prefetchFleet = 8192
 
     /// Where a device's engine was found ahead of its record: valid while the directory's
     /// generation is the same (no device was added since).
