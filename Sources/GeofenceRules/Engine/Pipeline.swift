@@ -390,7 +390,7 @@ public struct Pipeline: Sendable {
     /// Looking ahead pays only when the engines no longer fit in the caches: with fewer than
     /// `fleet` devices it is left out. Measured here (`geofence-bench --pipeline`, rounds with and
     /// without it taking turns), the pipeline took with it 0.83 to 1.00 of the time for 10,000
-    /// devices taking turns (about 32 MB of engines; five runs), 0.91 for 8,000; but 1.08 for
+    /// devices taking turns (about 32 MB of engines; three runs), 0.91 for 8,000; but 1.08 for
     /// 5,000, 1.19 for 1,000 and 1.24 for one device: the names read and hashed ahead of each
     /// record cost more than the waits they saved.
     @usableFromInline
@@ -453,9 +453,9 @@ public struct Pipeline: Sendable {
 
     /// How many records ahead of the one processed the engine of a device is asked of the caches,
     /// unless told otherwise (see ``process(recordsAt:positions:hashes:arrivedAt:prefetchDistance:fleet:each:)``).
-    /// Any distance from 2 to 8 took about the same time here (10,000 devices taking turns); one
-    /// asks too late, and far more than the records' cache lines could hold would push out the
-    /// engines asked for before they are used.
+    /// Distances 2, 3, 4, 6 and 8 took about the same time here (10,000 devices taking turns). A
+    /// record takes about half a microsecond, so one record ahead leaves little time for the
+    /// memory; many more would ask for more lines than the caches keep until they are used.
     @usableFromInline package static let prefetchDistance = 4
 
     /// How many devices a pipeline holds before it looks ahead for their engines, unless told
