@@ -148,10 +148,9 @@ public struct ShardedPipeline: Sendable {
             return
         }
         let (owners, hashes) = owners(of: records, in: range, count: count)
-        // A batch whose records all go to one shard (one device, or a few that hash alike, or
-        // one shard for all) is processed here: handing it to a thread would only add the
-        // hand-over. Counted with a flag per shard: a set of the owners cost a hash for every
-        // record.
+        // A batch whose records all go to one shard (one device, or a few that hash alike) is
+        // processed here: handing it to a thread would only add the hand-over.
+        // Counted with a flag per shard: a set of the owners cost a hash for every record.
         var seen = [Bool](repeating: false, count: count)
         var busyCount = 0
         var lastBusy = 0
@@ -219,7 +218,8 @@ public struct ShardedPipeline: Sendable {
     }
 
     /// The shard of each record's device in `range` (-1 for a record that moves nothing), by
-    /// position from the range's start, among `count` shards. Consecutive records
+    /// position from the range's start, among `count` shards (more than one: one shard hashes
+    /// the names in its pipeline, once a device). Consecutive records
     /// are usually of one device, so the name a record gives is compared with the last one's, and
     /// only a new one is looked up in the rules' `people:` and hashed. The records are read where
     /// they lie, not copied out.
