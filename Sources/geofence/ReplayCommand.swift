@@ -11,8 +11,9 @@ enum ReplayCommand: Command {
         "--verbose", "-v", help: "also print each fix the filter drops, with the reason")
     static let threads = Option(
         "--threads", value: "N",
-        help: "JSON lines decoded on N threads and devices processed on half as many, at least one "
-            + "(default: the processors, at most 8); the output is the same for every N",
+        help: "JSON lines decoded on N threads and devices processed on half as many, at least one, "
+            + "the output written on one more from 2 (default: the processors, at most 8); the output "
+            + "is the same for every N",
         parse: ValueParser.count)
 
     /// Records per batch: large enough that handing a batch to the threads costs little per record,
@@ -99,6 +100,15 @@ enum ReplayCommand: Command {
         //
         // Each output is rendered, its lines and what it adds to the counts, on the thread of its
         // device's shard; only the writing, in order, is left to this one.
+        //
+        // With one shard and another thread allowed, an output that prints something is rendered,
+        // printed and counted on a thread of its own instead (see ``BackgroundPrinter``), but for
+        // a file only: standard input may be live, and its output is written as each record is
+        // answered.
+        let background =
+            batches != nil && shardCount == 1 && threadCount > 1 ? BackgroundPrinter(printer: printer) : nil
+        // Whatever ends the replay, what was handed over is printed before the flush above.
+        defer { _ = background?.finish() }
         @Sendable func render(
             _ position: Int, _ output: consuming PipelineOutput?, of batch: [InputRecord]
         ) -> RenderedRecord {
@@ -126,13 +136,31 @@ enum ReplayCommand: Command {
             var start = batch.startIndex
             while start < batch.endIndex {
                 let end = min(start + ReplayCommand.outputChunk, batch.endIndex)
-                pipeline.process(
-                    batch, in: start..<end, arrivedAt: nil,
-                    render: { position, output in render(position, output, of: batch) },
-                    each: { _, rendered in
+                if let background {
+                    // One shard: each output comes here as it is made, in order.
+                    pipeline.process(batch, in: start..<end, arrivedAt: nil) { position, output in
+                        guard let output = consume output else {
+                            return counts.add(RecordCounts(ignored: true))
+                        }
+                        // What prints nothing is counted here; a dropped fix's line, with
+                        // `--verbose`, needs the record, and is rendered here too.
+                        if !output.isBare, !(verbose && output.dropped != nil) {
+                            return background.add(output: output)
+                        }
+                        let rendered = render(position, output, of: batch)
                         counts.add(rendered.counts)
-                        if let lines = rendered.lines { printer.write(lines) }
-                    })
+                        if let lines = rendered.lines { background.add(lines: lines) }
+                    }
+                    background.send()
+                } else {
+                    pipeline.process(
+                        batch, in: start..<end, arrivedAt: nil,
+                        render: { position, output in render(position, output, of: batch) },
+                        each: { _, rendered in
+                            counts.add(rendered.counts)
+                            if let lines = rendered.lines { printer.write(lines) }
+                        })
+                }
                 start = end
             }
         }
@@ -140,10 +168,12 @@ enum ReplayCommand: Command {
         // interleave on a terminal as they did unbuffered.
         func report(_ failure: RecordError) {
             summary.errors += 1
+            background?.drain()
             printer.flush()
             FileHandle.standardError.write(Data("geofence: \(failure)\n".utf8))
         }
         func remark(_ note: String) {
+            background?.drain()
             printer.flush()
             FileHandle.standardError.write(Data("geofence: \(reader.source): \(note)\n".utf8))
         }
@@ -156,6 +186,7 @@ enum ReplayCommand: Command {
             // Standard input may be live: each record is answered as it comes.
             tally = try reader.read(record: { process([$0]) }, error: report, note: remark)
         }
+        if let background { summary.add(background.finish()) }
         for output in pipeline.finish() {
             summary.count(output)
             printer.print(output)

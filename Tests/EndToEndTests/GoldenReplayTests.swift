@@ -41,9 +41,7 @@ private let dataFolder = repository + "/Tests/GeofenceInputTests/Data"
 
     /// 24 people's synthetic days at 30 s, tagged with their device and interleaved by time, as
     /// make-golden.sh builds them (with `geofence simulate day`, whose lines must not change either).
-    @Test(arguments: ["1", "2", "4", "6"])
-    func manyDevicesReplayExactlyAsBefore(threads: String) throws {
-        let scratch = try TemporaryDirectory("golden-devices")
+    static func manyDevices(in scratch: TemporaryDirectory) throws -> [String] {
         var tagged: [(Int64, Int, String)] = []
         for seed in 1...24 {
             let day = try GeofenceProcess.run(
@@ -57,7 +55,13 @@ private let dataFolder = repository + "/Tests/GeofenceInputTests/Data"
             }
         }
         tagged.sort { ($0.0, $0.1) < ($1.0, $1.1) }
-        try scratch.write("devices.ndjson", tagged.map { $0.2 + "\n" }.joined())
+        return tagged.map { $0.2 }
+    }
+
+    @Test(arguments: ["1", "2", "4", "6"])
+    func manyDevicesReplayExactlyAsBefore(threads: String) throws {
+        let scratch = try TemporaryDirectory("golden-devices")
+        try scratch.write("devices.ndjson", try Self.manyDevices(in: scratch).map { $0 + "\n" }.joined())
         let result = try GeofenceProcess.run(
             ["replay", repository + "/Rules/commute.yaml", "devices.ndjson", "--threads", threads],
             in: scratch.path, name: "replay")
@@ -67,5 +71,61 @@ private let dataFolder = repository + "/Tests/GeofenceInputTests/Data"
         // Every person commutes: the comparison is not one of empty outputs.
         #expect(expected.components(separatedBy: "\"commute\"").count > 24)
         #expect(result.stdout == expected)
+    }
+
+    /// What replay writes on standard output comes before what it says on standard error, in the
+    /// order of the input's batches, however the outputs are printed: with one shard they are
+    /// rendered and printed on a thread of their own (`--threads 1` and `2`), with several on the
+    /// shards' threads and printed by the command's (`4`). Both streams go to one file, as on a
+    /// terminal. The input is a fleet's start, 4,000 devices whose first determinations (ten
+    /// places each) come all at once, with an unreadable line every 2,000 lines: messages fall
+    /// in the middle of that burst, where the printing thread has the most left to print.
+    @Test func messagesFallBetweenTheSameOutputsHoweverTheyArePrinted() throws {
+        let scratch = try TemporaryDirectory("replay-order")
+        var rules = "places:\n"
+        for place in 0..<10 {
+            rules += "  place\(place): { center: [\(51.40 + 0.02 * Double(place)), -0.2], radius: 300 }\n"
+        }
+        try scratch.write("rules.yaml", rules)
+        var lines: [String] = []
+        let devices = 4000
+        for second in 0..<40 {
+            for device in 0..<devices {
+                let latitude = 51.5 + Double(device % 100) * 0.001
+                let longitude = -0.1 + Double(device / 100) * 0.001
+                lines.append(
+                    "{\"timestamp\":\(1_772_521_200_000 + second * 1000),\"latitude\":\(latitude),"
+                        + "\"longitude\":\(longitude),\"horizontalAccuracy\":8,\"deviceId\":\"d\(device)\"}")
+            }
+        }
+        let unreadable = Array(stride(from: lines.count - 1, to: 0, by: -2000))
+        for line in unreadable { lines.insert("not a record", at: line) }
+        try scratch.write("fleet.ndjson", lines.map { $0 + "\n" }.joined())
+        var combined: [String: String] = [:]
+        for threads in ["1", "2", "4"] {
+            let path = scratch.file("combined-\(threads)")
+            try #require(FileManager.default.createFile(atPath: path, contents: nil))
+            let output = try #require(FileHandle(forWritingAtPath: path))
+            let process = Process()
+            process.executableURL = try GeofenceCommand.executable()
+            process.arguments = ["replay", "rules.yaml", "fleet.ndjson", "--threads", threads]
+            process.currentDirectoryURL = URL(fileURLWithPath: scratch.path)
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+            process.waitUntilExit()
+            try output.close()
+            #expect(process.terminationStatus == 0, "--threads \(threads)")
+            combined[threads] = TemporaryDirectory.read(path)
+        }
+        let one = try #require(combined["1"])
+        let printed = one.split(separator: "\n")
+        let events = printed.filter { $0.contains("\"type\":\"event\"") }.count
+        let messages = printed.filter { $0.hasPrefix("geofence: fleet.ndjson:") }.count
+        #expect(events == devices * 10, "every device's first determinations")
+        #expect(messages == unreadable.count, "every unreadable line")
+        #expect(combined["2"] == one)
+        #expect(combined["4"] == one)
     }
 }
