@@ -140,13 +140,16 @@ enum ReplayCommand: Command {
                     // One shard: each output comes here as it is made, in order.
                     pipeline.process(batch, in: start..<end, arrivedAt: nil) { position, output in
                         guard let output = consume output else {
-                            return counts.add(RecordCounts(ignored: true))
+                            counts.ignored += 1
+                            return
                         }
-                        // What prints nothing is counted here; a dropped fix's line, with
-                        // `--verbose`, needs the record, and is rendered here too.
-                        if !output.isBare, !(verbose && output.dropped != nil) {
-                            return background.add(output: output)
+                        // What prints nothing is counted here, with no rendering; a dropped
+                        // fix's line, with `--verbose`, needs the record, and is rendered here.
+                        let droppedLine = verbose && output.dropped != nil
+                        if output.isBare, !droppedLine {
+                            return counts.count(dropped: output.dropped)
                         }
+                        if !droppedLine { return background.add(output: output) }
                         let rendered = render(position, output, of: batch)
                         counts.add(rendered.counts)
                         if let lines = rendered.lines { background.add(lines: lines) }
@@ -262,6 +265,12 @@ struct ReplaySummary: CustomStringConvertible {
     }
 
     /// Adds what one record's output counts.
+    /// Counts a record whose output is bare (see ``PipelineOutput/isBare``), dropped for `reason`
+    /// if any: all ``add(_:)`` would count of it.
+    mutating func count(dropped reason: FixFilter.Reason?) {
+        if let reason { dropped[reason, default: 0] += 1 }
+    }
+
     mutating func add(_ record: RecordCounts) {
         if let reason = record.dropped { dropped[reason, default: 0] += 1 }
         events += record.events
