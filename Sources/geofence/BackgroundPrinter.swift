@@ -48,9 +48,9 @@ final class BackgroundPrinter: @unchecked Sendable {
     init(printer: ReplayPrinter) {
         self.printer = printer
         let thread = Thread { [self] in printAll() }
-        // Rendering goes a few calls deep; the default stack (megabytes, touched as it is
-        // mapped here) only added to the resident memory.
-        thread.stackSize = 1 << 18
+        // Rendering goes a few calls deep (the JSON encoder, for a line the direct writer leaves
+        // to it, included): a megabyte is ample, under the sanitizers' larger frames too.
+        thread.stackSize = 1 << 20
         thread.start()
     }
 

@@ -264,13 +264,13 @@ struct ReplaySummary: CustomStringConvertible {
         add(RecordCounts(output))
     }
 
-    /// Adds what one record's output counts.
     /// Counts a record whose output is bare (see ``PipelineOutput/isBare``), dropped for `reason`
     /// if any: all ``add(_:)`` would count of it.
     mutating func count(dropped reason: FixFilter.Reason?) {
         if let reason { dropped[reason, default: 0] += 1 }
     }
 
+    /// Adds what one record's output counts.
     mutating func add(_ record: RecordCounts) {
         if let reason = record.dropped { dropped[reason, default: 0] += 1 }
         events += record.events
