@@ -11,9 +11,9 @@ enum ReplayCommand: Command {
         "--verbose", "-v", help: "also print each fix the filter drops, with the reason")
     static let threads = Option(
         "--threads", value: "N",
-        help: "JSON lines decoded on N threads and devices processed on half as many, at least one, "
-            + "the output written on one more from 2 (default: the processors, at most 8); the output "
-            + "is the same for every N",
+        help: "JSON lines decoded on N threads and devices processed on half as many, at least one "
+            + "(with N of 2 or 3, the output written on one more; default: the processors, at most 8); "
+            + "the output is the same for every N",
         parse: ValueParser.count)
 
     /// Records per batch: large enough that handing a batch to the threads costs little per record,
