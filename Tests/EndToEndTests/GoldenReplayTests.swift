@@ -74,9 +74,9 @@ private let dataFolder = repository + "/Tests/GeofenceInputTests/Data"
     }
 
     /// What replay writes on standard output comes before what it says on standard error, in the
-    /// order of the input's batches, however the outputs are printed: with one shard they are
-    /// rendered and printed on a thread of their own (`--threads 1` and `2`), with several on the
-    /// shards' threads and printed by the command's (`4`). Both streams go to one file, as on a
+    /// order of the input's batches, however the outputs are printed: by the command's thread
+    /// (`--threads 1`), rendered and printed on a thread of their own (`2`: one shard), or
+    /// rendered on the shards' threads and printed by the command's (`4`). Both streams go to one file, as on a
     /// terminal. The input is a fleet's start, 4,000 devices whose first determinations (ten
     /// places each) come all at once, with an unreadable line every 2,000 lines: messages fall
     /// in the middle of that burst, where the printing thread has the most left to print.
@@ -103,21 +103,12 @@ private let dataFolder = repository + "/Tests/GeofenceInputTests/Data"
         try scratch.write("fleet.ndjson", lines.map { $0 + "\n" }.joined())
         var combined: [String: String] = [:]
         for threads in ["1", "2", "4"] {
-            let path = scratch.file("combined-\(threads)")
-            try #require(FileManager.default.createFile(atPath: path, contents: nil))
-            let output = try #require(FileHandle(forWritingAtPath: path))
-            let process = Process()
-            process.executableURL = try GeofenceCommand.executable()
-            process.arguments = ["replay", "rules.yaml", "fleet.ndjson", "--threads", threads]
-            process.currentDirectoryURL = URL(fileURLWithPath: scratch.path)
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            process.waitUntilExit()
-            try output.close()
-            #expect(process.terminationStatus == 0, "--threads \(threads)")
-            combined[threads] = TemporaryDirectory.read(path)
+            let child = try GeofenceProcess(
+                ["replay", "rules.yaml", "fleet.ndjson", "--threads", threads], in: scratch.path,
+                name: "combined-\(threads)", mergingStandardError: true)
+            let ended = try child.waitForExit(seconds: 300)
+            #expect(!ended.signaled && ended.status == 0, "--threads \(threads)")
+            combined[threads] = child.stdout
         }
         let one = try #require(combined["1"])
         let printed = one.split(separator: "\n")

@@ -21,10 +21,12 @@ final class GeofenceProcess: @unchecked Sendable {
     /// Starts `geofence arguments...` in `directory`, its outputs written to `name.stdout` and
     /// `name.stderr` there, with `environment` added to the test's own. `executable` replaces the
     /// built one (a benchmark runs a release build). With `stdinPipe`, the child reads the pipe,
-    /// which the test writes to and closes as it goes.
+    /// which the test writes to and closes as it goes. With `mergingStandardError`, standard error
+    /// goes to the standard output's file too, interleaved as on a terminal.
     init(
         _ arguments: [String], in directory: String, name: String, stdin: String? = nil,
-        stdinPipe: Pipe? = nil, environment: [String: String] = [:], executable: URL? = nil
+        stdinPipe: Pipe? = nil, environment: [String: String] = [:], executable: URL? = nil,
+        mergingStandardError: Bool = false
     ) throws {
         let executable = try executable ?? GeofenceCommand.executable()
         stdoutPath = directory + "/" + name + ".stdout"
@@ -46,7 +48,7 @@ final class GeofenceProcess: @unchecked Sendable {
         }
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         process.standardOutput = out
-        process.standardError = err
+        process.standardError = mergingStandardError ? out : err
         if let stdinPipe {
             // Live input: the test writes to the pipe while the child runs.
             process.standardInput = stdinPipe
