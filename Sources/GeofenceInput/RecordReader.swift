@@ -55,6 +55,11 @@ public struct RecordReader: Sendable {
     /// thread. Standard input is always decoded on the reading thread: it may be live, and a line
     /// waiting for a block of others to fill would not be answered as it came.
     public var decodingThreads = 1
+    /// Asked before each round of blocks is decoded: whether to decode it on the threads (`true`)
+    /// or on the reading thread alone (`false`). For a caller that can tell whether what is read
+    /// is waiting to be used: while it is, other threads decoding only take processor time from
+    /// the thread that uses it. `nil` always uses the threads.
+    public var decodesOnThreadsNow: (@Sendable () -> Bool)?
 
     /// Makes a reader; nothing is opened until ``read(record:error:note:)``.
     public init(
@@ -91,7 +96,8 @@ public struct RecordReader: Sendable {
         var intake = Intake(
             decoder: StreamDecoder(format: format, source: source, timeZone: timeZone, deviceId: device),
             source: source, maxLineBytes: maxLineBytes,
-            parallel: decodingThreads > 1 && path != "-" ? ParallelLines(threads: decodingThreads) : nil)
+            parallel: decodingThreads > 1 && path != "-"
+                ? ParallelLines(threads: decodingThreads, onThreadsNow: decodesOnThreadsNow) : nil)
         var documentReader: JSONDocumentReader?
         var splitter = LineSplitter(maxLineBytes: maxLineBytes)
         var document: [UInt8] = []
@@ -381,9 +387,12 @@ struct ParallelLines {
     private var current = 0
     /// The decoder each thread copies, set before the first line is appended.
     var decoder: LineDecoder?
+    /// See ``RecordReader/decodesOnThreadsNow``.
+    private let onThreadsNow: (@Sendable () -> Bool)?
 
-    init(threads: Int) {
+    init(threads: Int, onThreadsNow: (@Sendable () -> Bool)? = nil) {
         self.threads = threads
+        self.onThreadsNow = onThreadsNow
         blocks = Array(repeating: Block(), count: threads)
         for index in blocks.indices {
             blocks[index].bytes.reserveCapacity(Self.blockLines * 160)
@@ -409,7 +418,10 @@ struct ParallelLines {
     mutating func decode(_ take: (Int, consuming LineOutcome) throws -> Void) rethrows {
         guard let template = decoder else { return }
         let used = current + 1
-        let results = Self.decoded(blocks, count: used, template: template)
+        let results =
+            onThreadsNow?() ?? true
+            ? Self.decoded(blocks, count: used, template: template)
+            : Self.decodedHere(blocks, count: used, template: template)
         for index in 0..<used {
             let decoded = results[index]
             try blocks[index].ends.withUnsafeBufferPointer { ends in
@@ -426,19 +438,31 @@ struct ParallelLines {
         let results = blocks.prefix(count).map { DecodedBlock(capacity: $0.ends.count) }
         DispatchQueue.concurrentPerform(iterations: count) { index in
             var decoder = template.copyForThread()
-            let block = blocks[index]
-            let decoded = results[index]
-            block.bytes.withUnsafeBufferPointer { buffer in
-                var start = 0
-                for (end, number) in block.ends {
-                    decoded.append(
-                        decoder.outcome(
-                            bytes: UnsafeBufferPointer(rebasing: buffer[start..<end]), number: number))
-                    start = end
-                }
-            }
+            decode(blocks[index], with: &decoder, into: results[index])
         }
         return results
+    }
+
+    /// The first `count` blocks decoded one after the other on this thread, with one copy of
+    /// `template`: the same results, in the same blocks.
+    private static func decodedHere(_ blocks: [Block], count: Int, template: LineDecoder) -> [DecodedBlock] {
+        var decoder = template.copyForThread()
+        return blocks.prefix(count).map { block in
+            let decoded = DecodedBlock(capacity: block.ends.count)
+            decode(block, with: &decoder, into: decoded)
+            return decoded
+        }
+    }
+
+    private static func decode(_ block: Block, with decoder: inout LineDecoder, into decoded: DecodedBlock) {
+        block.bytes.withUnsafeBufferPointer { buffer in
+            var start = 0
+            for (end, number) in block.ends {
+                decoded.append(
+                    decoder.outcome(bytes: UnsafeBufferPointer(rebasing: buffer[start..<end]), number: number))
+                start = end
+            }
+        }
     }
 }
 

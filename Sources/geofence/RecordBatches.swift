@@ -28,6 +28,11 @@ final class RecordBatches: @unchecked Sendable {
 
     /// Starts reading `reader`'s input in batches of `batchSize` records.
     init(reader: RecordReader, batchSize: Int) {
+        var adapted = reader
+        // While the batches read wait for the pipeline, decoding on more threads than the
+        // reading one would only take processor time from the pipeline's.
+        adapted.decodesOnThreadsNow = { [weak self] in self?.consumerKeepsUp ?? true }
+        let reader = adapted
         let thread = Thread { [self] in
             var records: [InputRecord] = []
             var errors: [RecordError] = []
@@ -72,6 +77,13 @@ final class RecordBatches: @unchecked Sendable {
         items.append(item)
         condition.broadcast()
         return true
+    }
+
+    /// Whether the pipeline keeps up with the reading: fewer batches wait than may.
+    private var consumerKeepsUp: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return items.count < capacity
     }
 
     /// What the reading thread throws to stop reading once ``stop()`` was called.

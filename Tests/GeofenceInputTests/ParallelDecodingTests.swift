@@ -13,10 +13,14 @@ import Testing
         var tally: InputTally?
     }
 
-    private func read(_ path: String, threads: Int, format: InputFormat = .auto) throws -> Transcript {
+    private func read(
+        _ path: String, threads: Int, format: InputFormat = .auto,
+        onThreadsNow: (@Sendable () -> Bool)? = nil
+    ) throws -> Transcript {
         var transcript = Transcript()
         var reader = RecordReader(path: path, format: format, maxLineBytes: 600)
         reader.decodingThreads = threads
+        reader.decodesOnThreadsNow = onThreadsNow
         transcript.tally = try reader.read(
             record: { transcript.events.append("record \($0)") },
             error: { transcript.events.append("error \($0)") },
@@ -72,6 +76,43 @@ import Testing
         #expect(one.events.contains { $0.hasPrefix("error") })
         #expect(several.events.count == one.events.count)
         #expect(several == one)
+    }
+
+    /// Answers `decodesOnThreadsNow` by turns, counting the questions.
+    private final class Turns: @unchecked Sendable {
+        private let lock = NSLock()
+        private var asked = 0
+        var count: Int { lock.withLock { asked } }
+        func next() -> Bool {
+            lock.withLock {
+                asked += 1
+                return asked % 2 == 1
+            }
+        }
+    }
+
+    /// A reader told by turns to decode a round of blocks on its threads or on the reading thread
+    /// alone (as `replay` does while the pipeline is behind) reads exactly what one thread reads.
+    @Test(arguments: [2, 3])
+    func roundsDecodedOnTheReadingThreadAloneReadTheSame(threads: Int) throws {
+        // Long runs of fixes between the lines only the reading thread takes: full rounds.
+        var text = ""
+        for part in 0..<4 {
+            text += mixedLines(count: 200)
+            for index in 0..<9_000 {
+                text +=
+                    #"{"timestamp":\#(1_700_100_000 + part * 10_000 + index)000,"latitude":47.1,"longitude":8.5,"deviceId":"d\#(index % 7)"}"#
+                    + "\n"
+            }
+        }
+        let path = try scratchFile(text)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let turns = Turns()
+        let one = try read(path, threads: 1)
+        let byTurns = try read(path, threads: threads, onThreadsNow: { turns.next() })
+        #expect(turns.count >= 8)
+        #expect(one.events.count > 36_000)
+        #expect(byTurns == one)
     }
 
     @Test func aFileWhoseLastLineHasNoNewlineLosesNothing() throws {
