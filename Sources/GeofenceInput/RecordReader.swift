@@ -459,7 +459,8 @@ struct ParallelLines {
             var start = 0
             for (end, number) in block.ends {
                 decoded.append(
-                    decoder.outcome(bytes: UnsafeBufferPointer(rebasing: buffer[start..<end]), number: number))
+                    decoder.outcome(bytes: UnsafeBufferPointer(rebasing: buffer[start..<end]), number: number)
+                )
                 start = end
             }
         }

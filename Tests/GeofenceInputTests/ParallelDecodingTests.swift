@@ -48,9 +48,13 @@ import Testing
             case 23:
                 lines.append(
                     #"{"latitude":47.37,"longitude":8.54,"timestamp":\#(seconds)000,"label":"Zürich"}"#)
-            case 31: lines.append(#"{"latitude":47.37,"longitude":8.54,"timestamp":1,"label":"# + String(repeating: "x", count: 700) + "\"}")
+            case 31:
+                lines.append(
+                    #"{"latitude":47.37,"longitude":8.54,"timestamp":1,"label":"#
+                        + String(repeating: "x", count: 700) + "\"}")
             case 41: lines.append("latitude,longitude")
-            case 53: lines.append(#"{"_type":"location","lat":47.36,"lon":8.53,"tst":\#(seconds),"tid":"ph"}"#)
+            case 53:
+                lines.append(#"{"_type":"location","lat":47.36,"lon":8.53,"tst":\#(seconds),"tid":"ph"}"#)
             case 61:
                 lines.append(
                     #"{"type":"visit","latitude":47.36,"longitude":8.53,"horizontalAccuracy":20,"arrival":\#(seconds)000,"departure":null}"#
@@ -136,7 +140,8 @@ import Testing
     @Test func aCSVFileIsReadOnOneThreadWhateverIsAsked() throws {
         var text = "time,latitude,longitude\n"
         for index in 0..<5_000 {
-            text += String(format: "2023-11-14T%02d:%02d:%02dZ,47.3,8.5\n", index / 3600, index / 60 % 60, index % 60)
+            text += String(
+                format: "2023-11-14T%02d:%02d:%02dZ,47.3,8.5\n", index / 3600, index / 60 % 60, index % 60)
         }
         let path = try scratchFile(text)
         defer { try? FileManager.default.removeItem(atPath: path) }
