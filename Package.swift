@@ -36,16 +36,6 @@ let package = Package(
             providers: [.apt(["libnats-dev"])]
         ),
         .systemLibrary(
-            name: "CMicroHTTPD",
-            pkgConfig: "libmicrohttpd",
-            providers: [.apt(["libmicrohttpd-dev"])]
-        ),
-        .systemLibrary(
-            name: "CCurl",
-            pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"])]
-        ),
-        .systemLibrary(
             name: "CSodium",
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]
@@ -64,6 +54,12 @@ let package = Package(
         // libgps (gpsd's client) behind a small C file: gps.h's unions and 64-bit mask macros stay
         // on the C side, and Swift sees one plain struct per report.
         .target(name: "CGPS", linkerSettings: [.linkedLibrary("gps"), .linkedLibrary("m")]),
+
+        // libcurl (the `post:` action) behind a small C file that loads it on the first POST:
+        // linked, it and the thirty-odd libraries it needs were loaded by every command.
+        .target(name: "CCurl"),
+        // libmicrohttpd (`run --http`) likewise, loaded when a server starts.
+        .target(name: "CMicroHTTPD"),
 
         // The processor's prefetch hint, which Swift cannot name: one inline function in a header.
         .target(name: "CPrefetch"),

@@ -45,6 +45,9 @@ final class HTTPServer: @unchecked Sendable {
         self.address = address
         self.limits = limits
         self.handler = handler
+        if let unavailable = geofence_mhd_load() {
+            throw HTTPServerError("cannot serve HTTP: \(String(cString: unavailable))")
+        }
         let (descriptor, port) = try HTTPServer.listen(on: address)
         self.port = port
         // NULL when libmicrohttpd cannot start its thread or use the socket.
@@ -69,7 +72,7 @@ final class HTTPServer: @unchecked Sendable {
             return current
         }
         // Closes the listening socket too.
-        if let running { MHD_stop_daemon(running.pointer) }
+        if let running { geofence_mhd_stop_daemon(running.pointer) }
     }
 
     // MARK: Binding
@@ -192,21 +195,21 @@ final class HTTPServer: @unchecked Sendable {
     private func respond(_ connection: OpaquePointer, _ response: HTTPResponse) -> MHD_Result {
         // NULL when out of memory: the connection is closed.
         let made = response.body.withUnsafeBytes { bytes in
-            MHD_create_response_from_buffer(
+            geofence_mhd_create_response_from_buffer(
                 bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
                 MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
         }
         guard let made else { return MHD_Result.NO }
-        defer { MHD_destroy_response(made) }
-        _ = MHD_add_response_header(made, "Content-Type", response.contentType)
+        defer { geofence_mhd_destroy_response(made) }
+        _ = geofence_mhd_add_response_header(made, "Content-Type", response.contentType)
         for (name, value) in response.headers.sorted(by: { $0.key < $1.key }) {
-            _ = MHD_add_response_header(made, name, value)
+            _ = geofence_mhd_add_response_header(made, name, value)
         }
-        return MHD_queue_response(connection, UInt32(response.status), made)
+        return geofence_mhd_queue_response(connection, UInt32(response.status), made)
     }
 
     private static func value(_ connection: OpaquePointer, _ kind: MHD_ValueKind, _ name: String) -> String? {
-        MHD_lookup_connection_value(connection, kind, name).map { String(cString: $0) }
+        geofence_mhd_lookup_connection_value(connection, kind, name).map { String(cString: $0) }
     }
 
     /// Every value of `kind` (headers, query arguments), in order.
@@ -216,7 +219,7 @@ final class HTTPServer: @unchecked Sendable {
         final class Collected { var pairs: [(name: String, value: String)] = [] }
         let collected = Collected()
         let context = Unmanaged.passUnretained(collected).toOpaque()
-        _ = MHD_get_connection_values(
+        _ = geofence_mhd_get_connection_values(
             connection, kind,
             { context, _, key, value in
                 guard let context, let key else { return MHD_Result.YES }

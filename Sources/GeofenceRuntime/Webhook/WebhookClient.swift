@@ -45,23 +45,23 @@ enum WebhookClient {
         }
     }
 
-    /// libcurl's global set-up, once per process (`curl_global_init` is not thread-safe).
-    private static let ready: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+    /// Why libcurl cannot be used (it is loaded, and set up, with the first POST), or `nil`.
+    private static let unavailable: String? = geofence_curl_load().map { String(cString: $0) }
 
     /// The most of an answer's body kept.
     private static let answerLimitBytes = 4096
 
     /// Sends `request` and waits for the answer or the timeout.
     static func post(_ request: Request) -> Result {
-        guard ready else { return Result(failure: "libcurl could not be initialised") }
+        if let unavailable { return Result(failure: unavailable) }
         // NULL when out of memory.
-        guard let handle = curl_easy_init() else { return Result(failure: "libcurl cannot make a handle") }
-        defer { curl_easy_cleanup(handle) }
+        guard let handle = geofence_curl_easy_init() else { return Result(failure: "libcurl cannot make a handle") }
+        defer { geofence_curl_easy_cleanup(handle) }
         var headerList: UnsafeMutablePointer<curl_slist>?
-        defer { curl_slist_free_all(headerList) }
+        defer { geofence_curl_slist_free_all(headerList) }
         for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) {
             // Returns NULL when out of memory; the list so far is kept.
-            if let grown = curl_slist_append(headerList, "\(name): \(value)") { headerList = grown }
+            if let grown = geofence_curl_slist_append(headerList, "\(name): \(value)") { headerList = grown }
         }
         let collected = Collected()
         let context = Unmanaged.passUnretained(collected).toOpaque()
@@ -93,12 +93,12 @@ enum WebhookClient {
                     let result = step()
                     guard result == CURLE_OK else { return result }
                 }
-                return curl_easy_perform(handle)
+                return geofence_curl_easy_perform(handle)
             }
         }
         let answer = String(decoding: collected.bytes, as: UTF8.self)
         guard code == CURLE_OK else {
-            return Result(failure: String(cString: curl_easy_strerror(code)), answer: answer)
+            return Result(failure: String(cString: geofence_curl_easy_strerror(code)), answer: answer)
         }
         var status = 0
         _ = geofence_curl_response_code(handle, &status)

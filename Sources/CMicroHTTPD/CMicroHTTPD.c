@@ -1,0 +1,99 @@
+#include "CMicroHTTPD.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+
+// The soname of libmicrohttpd's ABI since 2014.
+static const char *const library_name = "libmicrohttpd.so.12";
+
+// Each pointer has the type of the function it stands for, as the header declares it.
+static struct {
+    __typeof__(MHD_start_daemon) *start_daemon;
+    __typeof__(MHD_stop_daemon) *stop_daemon;
+    __typeof__(MHD_get_connection_values) *get_connection_values;
+    __typeof__(MHD_lookup_connection_value) *lookup_connection_value;
+    __typeof__(MHD_queue_response) *queue_response;
+    __typeof__(MHD_create_response_from_buffer) *create_response_from_buffer;
+    __typeof__(MHD_destroy_response) *destroy_response;
+    __typeof__(MHD_add_response_header) *add_response_header;
+} mhd;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static char problem[512];
+static int ready;
+
+// Finds a function, or says which is missing; 0 when missing.
+static int find(void *library, const char *name, void **slot) {
+    *slot = dlsym(library, name);
+    if (*slot == NULL) snprintf(problem, sizeof problem, "%s has no %s", library_name, name);
+    return *slot != NULL;
+}
+
+static void load(void) {
+    void *library = dlopen(library_name, RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) {
+        const char *why = dlerror();
+        snprintf(problem, sizeof problem, "cannot load %s (the libmicrohttpd12 package): %s", library_name,
+            why ? why : "unknown error");
+        return;
+    }
+    ready = find(library, "MHD_start_daemon", (void **)&mhd.start_daemon)
+        && find(library, "MHD_stop_daemon", (void **)&mhd.stop_daemon)
+        && find(library, "MHD_get_connection_values", (void **)&mhd.get_connection_values)
+        && find(library, "MHD_lookup_connection_value", (void **)&mhd.lookup_connection_value)
+        && find(library, "MHD_queue_response", (void **)&mhd.queue_response)
+        && find(library, "MHD_create_response_from_buffer", (void **)&mhd.create_response_from_buffer)
+        && find(library, "MHD_destroy_response", (void **)&mhd.destroy_response)
+        && find(library, "MHD_add_response_header", (void **)&mhd.add_response_header);
+}
+
+const char *geofence_mhd_load(void) {
+    pthread_once(&once, load);
+    return ready ? NULL : problem;
+}
+
+struct MHD_Daemon *geofence_mhd_start(
+    int listen_socket, MHD_AccessHandlerCallback handler, void *handler_context,
+    MHD_RequestCompletedCallback completed, unsigned int connection_limit,
+    unsigned int per_ip_limit, unsigned int timeout_seconds) {
+    return mhd.start_daemon(
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL | MHD_USE_ITC,
+        0, NULL, NULL, handler, handler_context,
+        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_socket,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, handler_context,
+        MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit,
+        MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
+        MHD_OPTION_END);
+}
+
+void geofence_mhd_stop_daemon(struct MHD_Daemon *daemon) { mhd.stop_daemon(daemon); }
+
+int geofence_mhd_get_connection_values(
+    struct MHD_Connection *connection, enum MHD_ValueKind kind, MHD_KeyValueIterator iterator,
+    void *iterator_context) {
+    return mhd.get_connection_values(connection, kind, iterator, iterator_context);
+}
+
+const char *geofence_mhd_lookup_connection_value(
+    struct MHD_Connection *connection, enum MHD_ValueKind kind, const char *key) {
+    return mhd.lookup_connection_value(connection, kind, key);
+}
+
+enum MHD_Result geofence_mhd_queue_response(
+    struct MHD_Connection *connection, unsigned int status_code, struct MHD_Response *response) {
+    return mhd.queue_response(connection, status_code, response);
+}
+
+struct MHD_Response *geofence_mhd_create_response_from_buffer(
+    size_t size, void *buffer, enum MHD_ResponseMemoryMode mode) {
+    return mhd.create_response_from_buffer(size, buffer, mode);
+}
+
+void geofence_mhd_destroy_response(struct MHD_Response *response) { mhd.destroy_response(response); }
+
+enum MHD_Result geofence_mhd_add_response_header(
+    struct MHD_Response *response, const char *header, const char *content) {
+    return mhd.add_response_header(response, header, content);
+}
