@@ -55,7 +55,9 @@ enum WebhookClient {
     static func post(_ request: Request) -> Result {
         if let unavailable { return Result(failure: unavailable) }
         // NULL when out of memory.
-        guard let handle = geofence_curl_easy_init() else { return Result(failure: "libcurl cannot make a handle") }
+        guard let handle = geofence_curl_easy_init() else {
+            return Result(failure: "libcurl cannot make a handle")
+        }
         defer { geofence_curl_easy_cleanup(handle) }
         var headerList: UnsafeMutablePointer<curl_slist>?
         defer { geofence_curl_slist_free_all(headerList) }
