@@ -109,7 +109,7 @@ FUZZ_FLAGS := -sanitize=fuzzer,address -parse-as-library -I $(FUZZ_BUILD)/debug/
   $(foreach m,CGEOS CYAML CSQLite CMosquitto CSodium CNATS,-I Sources/$(m)) \
   $(foreach m,$(FUZZ_C_MODULES),-I Sources/$(m)/include -Xcc -fmodule-map-file=$(FUZZ_BUILD)/debug/$(m).build/module.modulemap)
 FUZZ_OBJECTS := $(foreach m,Geofence GeofenceInput GeofenceRules GeofenceRuntime $(FUZZ_C_MODULES),$(FUZZ_BUILD)/debug/$(m).build/*.o) \
-  -lgeos_c -lyaml -lsqlite3 -lmosquitto -lsodium -lnats -lgps -lm
+  -lgeos_c -lyaml -lsqlite3 -lmosquitto -lsodium -lnats -lm
 
 fuzz-build: setup
 	$(SWIFT) build --build-path $(FUZZ_BUILD) -Xswiftc -sanitize=fuzzer,address --target GeofenceRuntime

@@ -52,8 +52,9 @@ let package = Package(
         .target(name: "CSpawn"),
 
         // libgps (gpsd's client) behind a small C file: gps.h's unions and 64-bit mask macros stay
-        // on the C side, and Swift sees one plain struct per report.
-        .target(name: "CGPS", linkerSettings: [.linkedLibrary("gps"), .linkedLibrary("m")]),
+        // on the C side, and Swift sees one plain struct per report. The file loads libgps on the
+        // first connection (linked, it and the libraries under it were loaded by every command).
+        .target(name: "CGPS", linkerSettings: [.linkedLibrary("m")]),
 
         // libcurl (the `post:` action) behind a small C file that loads it on the first POST:
         // linked, it and the thirty-odd libraries it needs were loaded by every command.

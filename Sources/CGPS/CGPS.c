@@ -1,9 +1,64 @@
 #include "CGPS.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <gps.h>
+
+// libgps is loaded on the first connection rather than linked: it and the libraries under it
+// (D-Bus, systemd, libgcrypt, three compressors) were loaded by every geofence command, most of
+// which never talk to gpsd. The development symlink is tried first: where it is, it is the
+// library of the header this file was compiled against (gps_data_t's layout is its ABI); then
+// Debian 12's soname, for a box with the library alone.
+static const char *const library_names[] = {"libgps.so", "libgps.so.28"};
+
+// Each pointer has the type of the function it stands for, as gps.h declares it.
+static struct {
+    __typeof__(gps_open) *open;
+    __typeof__(gps_stream) *stream;
+    __typeof__(gps_close) *close;
+    __typeof__(gps_waiting) *waiting;
+    __typeof__(gps_read) *read;
+    __typeof__(gps_errstr) *errstr;
+} gps;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static char problem[512];
+static int ready;
+
+static int find(void *library, const char *library_name, const char *name, void **slot) {
+    *slot = dlsym(library, name);
+    if (*slot == NULL) snprintf(problem, sizeof problem, "%s has no %s", library_name, name);
+    return *slot != NULL;
+}
+
+static void load(void) {
+    void *library = NULL;
+    const char *name = library_names[0];
+    for (size_t i = 0; i < sizeof library_names / sizeof library_names[0] && library == NULL; i++) {
+        name = library_names[i];
+        library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    }
+    if (library == NULL) {
+        const char *why = dlerror();
+        snprintf(problem, sizeof problem, "cannot load libgps (the libgps28 package): %s", why ? why : "unknown error");
+        return;
+    }
+    ready = find(library, name, "gps_open", (void **)&gps.open)
+        && find(library, name, "gps_stream", (void **)&gps.stream)
+        && find(library, name, "gps_close", (void **)&gps.close)
+        && find(library, name, "gps_waiting", (void **)&gps.waiting)
+        && find(library, name, "gps_read", (void **)&gps.read)
+        && find(library, name, "gps_errstr", (void **)&gps.errstr);
+}
+
+const char *geofence_gps_load(void) {
+    pthread_once(&once, load);
+    return ready ? NULL : problem;
+}
 
 struct geofence_gps_connection {
     struct gps_data_t data;
@@ -12,10 +67,10 @@ struct geofence_gps_connection {
 geofence_gps_connection *geofence_gps_open(const char *host, const char *port, int *error) {
     geofence_gps_connection *connection = calloc(1, sizeof *connection);
     if (connection == NULL) { *error = ENOMEM; return NULL; }
-    if (gps_open(host, port, &connection->data) != 0) { *error = errno; free(connection); return NULL; }
-    if (gps_stream(&connection->data, WATCH_ENABLE | WATCH_JSON, NULL) != 0) {
+    if (gps.open(host, port, &connection->data) != 0) { *error = errno; free(connection); return NULL; }
+    if (gps.stream(&connection->data, WATCH_ENABLE | WATCH_JSON, NULL) != 0) {
         *error = errno;
-        gps_close(&connection->data);
+        gps.close(&connection->data);
         free(connection);
         return NULL;
     }
@@ -23,14 +78,14 @@ geofence_gps_connection *geofence_gps_open(const char *host, const char *port, i
 }
 
 void geofence_gps_close(geofence_gps_connection *connection) {
-    gps_close(&connection->data);
+    gps.close(&connection->data);
     free(connection);
 }
 
 int geofence_gps_next(geofence_gps_connection *connection, int timeout_us, geofence_gps_report *report) {
     struct gps_data_t *data = &connection->data;
-    if (!gps_waiting(data, timeout_us)) return 0;
-    if (gps_read(data, NULL, 0) < 0) return -1;
+    if (!gps.waiting(data, timeout_us)) return 0;
+    if (gps.read(data, NULL, 0) < 0) return -1;
     const gps_mask_t needed = LATLON_SET | TIME_SET | MODE_SET;
     if ((data->set & needed) != needed || data->fix.mode < MODE_2D) return 0;
     if (!isfinite(data->fix.latitude) || !isfinite(data->fix.longitude)) return 0;
@@ -48,4 +103,4 @@ int geofence_gps_next(geofence_gps_connection *connection, int timeout_us, geofe
     return 1;
 }
 
-const char *geofence_gps_error_text(int error) { return gps_errstr(error); }
+const char *geofence_gps_error_text(int error) { return gps.errstr(error); }

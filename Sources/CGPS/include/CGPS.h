@@ -18,6 +18,10 @@ typedef struct {
     int mode;          // 2: 2D fix, 3: 3D fix
 } geofence_gps_report;
 
+/// Loads libgps (once per process; later calls return the first call's answer). NULL when it is
+/// ready, else why not. Call it before any other function here.
+const char *geofence_gps_load(void);
+
 /// A connection to gpsd.
 typedef struct geofence_gps_connection geofence_gps_connection;
 

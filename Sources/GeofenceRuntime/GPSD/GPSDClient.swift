@@ -37,6 +37,9 @@ final class GPSDClient {
 
     /// Connects to gpsd at `host`:`port` and asks for reports. Throws a readable reason.
     init(host: String, port: Int) throws(GPSDError) {
+        if let unavailable = geofence_gps_load() {
+            throw GPSDError("cannot use gpsd: \(String(cString: unavailable))")
+        }
         var error: Int32 = 0
         // NULL with error set when gpsd cannot be reached or refuses the watch.
         guard let opened = geofence_gps_open(host, String(port), &error) else {
