@@ -104,7 +104,7 @@ bench-reference: setup
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := gpx lines documents mqtt http rules
 FUZZ_BUILD := .build/fuzz
-FUZZ_C_MODULES := CSpawn CGPS CPrefetch CCurl CMicroHTTPD
+FUZZ_C_MODULES := CSpawn CGPS CPrefetch CCurl CMicroHTTPD CLibraryLoader
 FUZZ_FLAGS := -sanitize=fuzzer,address -parse-as-library -I $(FUZZ_BUILD)/debug/Modules \
   $(foreach m,CGEOS CYAML CSQLite CMosquitto CSodium CNATS,-I Sources/$(m)) \
   $(foreach m,$(FUZZ_C_MODULES),-I Sources/$(m)/include -Xcc -fmodule-map-file=$(FUZZ_BUILD)/debug/$(m).build/module.modulemap)

@@ -54,13 +54,15 @@ let package = Package(
         // libgps (gpsd's client) behind a small C file: gps.h's unions and 64-bit mask macros stay
         // on the C side, and Swift sees one plain struct per report. The file loads libgps on the
         // first connection (linked, it and the libraries under it were loaded by every command).
-        .target(name: "CGPS", linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "CGPS", dependencies: ["CLibraryLoader"], linkerSettings: [.linkedLibrary("m")]),
 
         // libcurl (the `post:` action) behind a small C file that loads it on the first POST:
         // linked, it and the thirty-odd libraries it needs were loaded by every command.
-        .target(name: "CCurl"),
+        .target(name: "CCurl", dependencies: ["CLibraryLoader"]),
         // libmicrohttpd (`run --http`) likewise, loaded when a server starts.
-        .target(name: "CMicroHTTPD"),
+        .target(name: "CMicroHTTPD", dependencies: ["CLibraryLoader"]),
+        // dlopen and dlsym for the three above.
+        .target(name: "CLibraryLoader"),
 
         // The processor's prefetch hint, which Swift cannot name: one inline function in a header.
         .target(name: "CPrefetch"),
@@ -124,7 +126,7 @@ let package = Package(
         .testTarget(name: "GeofenceRulesTests", dependencies: ["GeofenceRules", "GeofenceSimulation"]),
         .testTarget(
             name: "GeofenceRuntimeTests",
-            dependencies: ["GeofenceRuntime", "GeofenceSimulation", "TestSupport"]),
+            dependencies: ["GeofenceRuntime", "GeofenceSimulation", "TestSupport", "CLibraryLoader"]),
         // Renders reports in headless Chromium (Debian's `chromium`, installed by `make setup`).
         .testTarget(
             name: "GeofenceReportTests", dependencies: ["GeofenceReport", "GeofenceSimulation", "CZlib"]),

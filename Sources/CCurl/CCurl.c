@@ -1,6 +1,6 @@
 #include "CCurl.h"
 
-#include <dlfcn.h>
+#include <CLibraryLoader.h>
 #include <pthread.h>
 #include <stdio.h>
 
@@ -23,31 +23,17 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char problem[512];
 static int ready;
 
-// Finds a function, or says which is missing; 0 when missing.
-static int find(void *library, const char *name, void **slot) {
-    *slot = dlsym(library, name);
-    if (*slot == NULL) snprintf(problem, sizeof problem, "%s has no %s", library_name, name);
-    return *slot != NULL;
-}
-
 static void load(void) {
-    void *library = dlopen(library_name, RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        const char *why = dlerror();
-        snprintf(problem, sizeof problem, "cannot load %s (the libcurl4 package): %s", library_name,
-            why ? why : "unknown error");
-        return;
-    }
-    if (!find(library, "curl_global_init", (void **)&curl.global_init)
-        || !find(library, "curl_easy_init", (void **)&curl.easy_init)
-        || !find(library, "curl_easy_cleanup", (void **)&curl.easy_cleanup)
-        || !find(library, "curl_easy_perform", (void **)&curl.easy_perform)
-        || !find(library, "curl_easy_strerror", (void **)&curl.easy_strerror)
-        || !find(library, "curl_slist_append", (void **)&curl.slist_append)
-        || !find(library, "curl_slist_free_all", (void **)&curl.slist_free_all)
-        || !find(library, "curl_easy_setopt", (void **)&curl.easy_setopt)
-        || !find(library, "curl_easy_getinfo", (void **)&curl.easy_getinfo)) {
-        // The library stays loaded: nothing here is worth the risk of unloading it.
+    static const char *const names[] = {library_name};
+    static const char *const functions[] = {
+        "curl_global_init", "curl_easy_init", "curl_easy_cleanup", "curl_easy_perform", "curl_easy_strerror",
+        "curl_slist_append", "curl_slist_free_all", "curl_easy_setopt", "curl_easy_getinfo"};
+    void **const slots[] = {
+        (void **)&curl.global_init, (void **)&curl.easy_init, (void **)&curl.easy_cleanup,
+        (void **)&curl.easy_perform, (void **)&curl.easy_strerror, (void **)&curl.slist_append,
+        (void **)&curl.slist_free_all, (void **)&curl.easy_setopt, (void **)&curl.easy_getinfo};
+    if (!geofence_load_library(names, 1, "libcurl4", functions, slots, sizeof slots / sizeof slots[0], problem,
+            sizeof problem)) {
         return;
     }
     // curl_global_init is not thread-safe: it runs here, once, under pthread_once.

@@ -1,6 +1,6 @@
 #include "CGPS.h"
 
-#include <dlfcn.h>
+#include <CLibraryLoader.h>
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -29,30 +29,15 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char problem[512];
 static int ready;
 
-static int find(void *library, const char *library_name, const char *name, void **slot) {
-    *slot = dlsym(library, name);
-    if (*slot == NULL) snprintf(problem, sizeof problem, "%s has no %s", library_name, name);
-    return *slot != NULL;
-}
-
 static void load(void) {
-    void *library = NULL;
-    const char *name = library_names[0];
-    for (size_t i = 0; i < sizeof library_names / sizeof library_names[0] && library == NULL; i++) {
-        name = library_names[i];
-        library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    }
-    if (library == NULL) {
-        const char *why = dlerror();
-        snprintf(problem, sizeof problem, "cannot load libgps (the libgps28 package): %s", why ? why : "unknown error");
-        return;
-    }
-    ready = find(library, name, "gps_open", (void **)&gps.open)
-        && find(library, name, "gps_stream", (void **)&gps.stream)
-        && find(library, name, "gps_close", (void **)&gps.close)
-        && find(library, name, "gps_waiting", (void **)&gps.waiting)
-        && find(library, name, "gps_read", (void **)&gps.read)
-        && find(library, name, "gps_errstr", (void **)&gps.errstr);
+    static const char *const functions[] = {
+        "gps_open", "gps_stream", "gps_close", "gps_waiting", "gps_read", "gps_errstr"};
+    void **const slots[] = {
+        (void **)&gps.open, (void **)&gps.stream, (void **)&gps.close, (void **)&gps.waiting, (void **)&gps.read,
+        (void **)&gps.errstr};
+    ready = geofence_load_library(
+        library_names, sizeof library_names / sizeof library_names[0], "libgps28", functions, slots,
+        sizeof slots / sizeof slots[0], problem, sizeof problem);
 }
 
 const char *geofence_gps_load(void) {

@@ -1,6 +1,6 @@
 #include "CMicroHTTPD.h"
 
-#include <dlfcn.h>
+#include <CLibraryLoader.h>
 #include <pthread.h>
 #include <stdio.h>
 
@@ -23,29 +23,19 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char problem[512];
 static int ready;
 
-// Finds a function, or says which is missing; 0 when missing.
-static int find(void *library, const char *name, void **slot) {
-    *slot = dlsym(library, name);
-    if (*slot == NULL) snprintf(problem, sizeof problem, "%s has no %s", library_name, name);
-    return *slot != NULL;
-}
-
 static void load(void) {
-    void *library = dlopen(library_name, RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
-        const char *why = dlerror();
-        snprintf(problem, sizeof problem, "cannot load %s (the libmicrohttpd12 package): %s", library_name,
-            why ? why : "unknown error");
-        return;
-    }
-    ready = find(library, "MHD_start_daemon", (void **)&mhd.start_daemon)
-        && find(library, "MHD_stop_daemon", (void **)&mhd.stop_daemon)
-        && find(library, "MHD_get_connection_values", (void **)&mhd.get_connection_values)
-        && find(library, "MHD_lookup_connection_value", (void **)&mhd.lookup_connection_value)
-        && find(library, "MHD_queue_response", (void **)&mhd.queue_response)
-        && find(library, "MHD_create_response_from_buffer", (void **)&mhd.create_response_from_buffer)
-        && find(library, "MHD_destroy_response", (void **)&mhd.destroy_response)
-        && find(library, "MHD_add_response_header", (void **)&mhd.add_response_header);
+    static const char *const names[] = {library_name};
+    static const char *const functions[] = {
+        "MHD_start_daemon", "MHD_stop_daemon", "MHD_get_connection_values", "MHD_lookup_connection_value",
+        "MHD_queue_response", "MHD_create_response_from_buffer", "MHD_destroy_response",
+        "MHD_add_response_header"};
+    void **const slots[] = {
+        (void **)&mhd.start_daemon, (void **)&mhd.stop_daemon, (void **)&mhd.get_connection_values,
+        (void **)&mhd.lookup_connection_value, (void **)&mhd.queue_response,
+        (void **)&mhd.create_response_from_buffer, (void **)&mhd.destroy_response,
+        (void **)&mhd.add_response_header};
+    ready = geofence_load_library(
+        names, 1, "libmicrohttpd12", functions, slots, sizeof slots / sizeof slots[0], problem, sizeof problem);
 }
 
 const char *geofence_mhd_load(void) {
