@@ -11,7 +11,8 @@ enum ReplayCommand: Command {
         "--verbose", "-v", help: "also print each fix the filter drops, with the reason")
     static let threads = Option(
         "--threads", value: "N",
-        help: "JSON lines decoded on N threads and devices processed on half as many, at least one "
+        help: "JSON lines decoded on N threads (on the reading one alone while the devices' are behind) "
+            + "and devices processed on half as many, at least one "
             + "(with N of 2 or 3, the output written on one more; default: the processors, at most 8); "
             + "the output is the same for every N",
         parse: ValueParser.count)
