@@ -35,11 +35,17 @@ final class GPSDClient {
 
     private let handle: OpaquePointer
 
-    /// Connects to gpsd at `host`:`port` and asks for reports. Throws a readable reason.
-    init(host: String, port: Int) throws(GPSDError) {
+    /// Throws why libgps (loaded on first use) cannot be used on this machine: a `run --gpsd`
+    /// without it stops at its start rather than retrying a connection that cannot be made.
+    static func checkLibrary() throws(GPSDError) {
         if let unavailable = geofence_gps_load() {
             throw GPSDError("cannot use gpsd: \(String(cString: unavailable))")
         }
+    }
+
+    /// Connects to gpsd at `host`:`port` and asks for reports. Throws a readable reason.
+    init(host: String, port: Int) throws(GPSDError) {
+        try GPSDClient.checkLibrary()
         var error: Int32 = 0
         // NULL with error set when gpsd cannot be reached or refuses the watch.
         guard let opened = geofence_gps_open(host, String(port), &error) else {

@@ -32,9 +32,22 @@ public enum ActionPreflight {
     /// The warnings for every hook and `log:` action of `rules`, resolved the way the run resolves
     /// them: programs against the rules file's directory and the hook's `PATH`, log paths against
     /// the rules file's directory.
+    /// And each `post:` action, and each reminder through a `post:` channel, when libcurl (loaded
+    /// on first use) cannot be.
     public static func warnings(
         for rules: RulesFile, logDirectory: String? = nil,
         environment: [String: String] = HookRunner.inheritedEnvironment()
+    ) -> [Warning] {
+        warnings(
+            for: rules, logDirectory: logDirectory, environment: environment,
+            httpProblem: { WebhookClient.unavailable })
+    }
+
+    /// ``warnings(for:logDirectory:environment:)`` with `httpProblem` saying why an HTTP POST
+    /// cannot be sent on this machine, or `nil` (asked only of rules that post).
+    static func warnings(
+        for rules: RulesFile, logDirectory: String?, environment: [String: String],
+        httpProblem: () -> String?
     ) -> [Warning] {
         let directory = URL(fileURLWithPath: rules.path).deletingLastPathComponent().path
         var warnings: [Warning] = []
@@ -49,6 +62,8 @@ public enum ActionPreflight {
                     }
                 } else if case .log(let log) = action, let path = log.path {
                     message = logProblem(LogFile.path(path, in: logDirectory ?? directory))
+                } else if postsOverHTTP(action), let problem = httpProblem() {
+                    message = "its HTTP POST cannot be sent: \(problem)"
                 }
                 // One warning per problem and rule, however many actions repeat it.
                 if let message, seen.insert(rule.name + "\u{0}" + message).inserted {
@@ -58,6 +73,17 @@ public enum ActionPreflight {
             }
         }
         return warnings
+    }
+
+    /// Whether an action is delivered by an HTTP POST: a `post:`, or a reminder through a `post:`
+    /// channel.
+    private static func postsOverHTTP(_ action: RuleAction) -> Bool {
+        switch action {
+        case .post: true
+        case .remind(let remind):
+            if case .post = remind.channel { true } else { false }
+        default: false
+        }
     }
 
     /// Why `program` cannot be started, or nil if it can.

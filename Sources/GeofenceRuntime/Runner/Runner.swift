@@ -197,6 +197,7 @@ public final class Runner {
         }
         if let address = configuration.gpsdAddress {
             do {
+                try GPSDClient.checkLibrary()
                 inputs.append(
                     GPSDInput(
                         address: try GPSDReader.Address(address), device: configuration.gpsdDevice,

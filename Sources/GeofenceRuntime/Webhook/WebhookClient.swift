@@ -45,8 +45,9 @@ enum WebhookClient {
         }
     }
 
-    /// Why libcurl cannot be used (it is loaded, and set up, with the first POST), or `nil`.
-    private static let unavailable: String? = geofence_curl_load().map { String(cString: $0) }
+    /// Why libcurl cannot be used (it is loaded, and set up, with the first POST or the first
+    /// question), or `nil`.
+    static let unavailable: String? = geofence_curl_load().map { String(cString: $0) }
 
     /// The most of an answer's body kept.
     private static let answerLimitBytes = 4096
