@@ -113,6 +113,8 @@ FUZZ_OBJECTS := $(foreach m,Geofence GeofenceInput GeofenceRules GeofenceRuntime
 
 fuzz-build: setup
 	$(SWIFT) build --build-path $(FUZZ_BUILD) -Xswiftc -sanitize=fuzzer,address --target GeofenceRuntime
+	# A C target that only other C targets depend on is not compiled for a library target alone.
+	$(SWIFT) build --build-path $(FUZZ_BUILD) -Xswiftc -sanitize=fuzzer,address --target CLibraryLoader
 	for t in $(FUZZ_TARGETS); do \
 	  swiftc $(FUZZ_FLAGS) -module-name fuzz_$$t Fuzz/$$t.swift $(FUZZ_OBJECTS) \
 	    -o $(FUZZ_BUILD)/fuzz-$$t 2>&1 | grep -v "Cannot export local symbol" || true; \
