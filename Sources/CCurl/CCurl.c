@@ -1,7 +1,6 @@
 #include "CCurl.h"
 
 #include <CLibraryLoader.h>
-#include <pthread.h>
 #include <stdio.h>
 
 // libcurl's ABI has been that of soname 4 since 2006.
@@ -19,9 +18,7 @@ static struct {
     CURLcode (*easy_getinfo)(CURL *handle, CURLINFO info, ...);
 } curl;
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static char problem[512];
-static int ready;
+static struct geofence_lazy_library library = GEOFENCE_LAZY_LIBRARY_INIT;
 
 static void load(void) {
     static const char *const names[] = {library_name};
@@ -32,23 +29,21 @@ static void load(void) {
         (void **)&curl.global_init, (void **)&curl.easy_init, (void **)&curl.easy_cleanup,
         (void **)&curl.easy_perform, (void **)&curl.easy_strerror, (void **)&curl.slist_append,
         (void **)&curl.slist_free_all, (void **)&curl.easy_setopt, (void **)&curl.easy_getinfo};
-    if (!geofence_load_library(names, 1, "libcurl4", functions, slots, sizeof slots / sizeof slots[0], problem,
-            sizeof problem)) {
+    if (!geofence_load_library(names, 1, "libcurl4", functions, slots, sizeof slots / sizeof slots[0],
+            library.problem, sizeof library.problem)) {
         return;
     }
     // curl_global_init is not thread-safe: it runs here, once, under pthread_once.
     CURLcode code = curl.global_init(CURL_GLOBAL_DEFAULT);
     if (code != CURLE_OK) {
-        snprintf(problem, sizeof problem, "libcurl's global set-up failed: %s", curl.easy_strerror(code));
+        snprintf(library.problem, sizeof library.problem, "libcurl's global set-up failed: %s",
+            curl.easy_strerror(code));
         return;
     }
-    ready = 1;
+    library.ready = 1;
 }
 
-const char *geofence_curl_load(void) {
-    pthread_once(&once, load);
-    return ready ? NULL : problem;
-}
+const char *geofence_curl_load(void) { return geofence_lazy_library_problem(&library, load); }
 
 CURL *geofence_curl_easy_init(void) { return curl.easy_init(); }
 void geofence_curl_easy_cleanup(CURL *handle) { curl.easy_cleanup(handle); }

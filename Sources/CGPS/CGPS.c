@@ -3,8 +3,6 @@
 #include <CLibraryLoader.h>
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <gps.h>
 
@@ -25,9 +23,7 @@ static struct {
     __typeof__(gps_errstr) *errstr;
 } gps;
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static char problem[512];
-static int ready;
+static struct geofence_lazy_library library = GEOFENCE_LAZY_LIBRARY_INIT;
 
 static void load(void) {
     static const char *const functions[] = {
@@ -35,15 +31,12 @@ static void load(void) {
     void **const slots[] = {
         (void **)&gps.open, (void **)&gps.stream, (void **)&gps.close, (void **)&gps.waiting, (void **)&gps.read,
         (void **)&gps.errstr};
-    ready = geofence_load_library(
+    library.ready = geofence_load_library(
         library_names, sizeof library_names / sizeof library_names[0], "libgps28", functions, slots,
-        sizeof slots / sizeof slots[0], problem, sizeof problem);
+        sizeof slots / sizeof slots[0], library.problem, sizeof library.problem);
 }
 
-const char *geofence_gps_load(void) {
-    pthread_once(&once, load);
-    return ready ? NULL : problem;
-}
+const char *geofence_gps_load(void) { return geofence_lazy_library_problem(&library, load); }
 
 struct geofence_gps_connection {
     struct gps_data_t data;

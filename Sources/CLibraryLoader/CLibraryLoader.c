@@ -28,3 +28,8 @@ int geofence_load_library(
     }
     return 1;
 }
+
+const char *geofence_lazy_library_problem(struct geofence_lazy_library *library, void (*load)(void)) {
+    pthread_once(&library->once, load);
+    return library->ready ? NULL : library->problem;
+}

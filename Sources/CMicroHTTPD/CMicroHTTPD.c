@@ -1,8 +1,6 @@
 #include "CMicroHTTPD.h"
 
 #include <CLibraryLoader.h>
-#include <pthread.h>
-#include <stdio.h>
 
 // The soname of libmicrohttpd's ABI since 2014.
 static const char *const library_name = "libmicrohttpd.so.12";
@@ -19,9 +17,7 @@ static struct {
     __typeof__(MHD_add_response_header) *add_response_header;
 } mhd;
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static char problem[512];
-static int ready;
+static struct geofence_lazy_library library = GEOFENCE_LAZY_LIBRARY_INIT;
 
 static void load(void) {
     static const char *const names[] = {library_name};
@@ -34,14 +30,12 @@ static void load(void) {
         (void **)&mhd.lookup_connection_value, (void **)&mhd.queue_response,
         (void **)&mhd.create_response_from_buffer, (void **)&mhd.destroy_response,
         (void **)&mhd.add_response_header};
-    ready = geofence_load_library(
-        names, 1, "libmicrohttpd12", functions, slots, sizeof slots / sizeof slots[0], problem, sizeof problem);
+    library.ready = geofence_load_library(
+        names, 1, "libmicrohttpd12", functions, slots, sizeof slots / sizeof slots[0], library.problem,
+        sizeof library.problem);
 }
 
-const char *geofence_mhd_load(void) {
-    pthread_once(&once, load);
-    return ready ? NULL : problem;
-}
+const char *geofence_mhd_load(void) { return geofence_lazy_library_problem(&library, load); }
 
 struct MHD_Daemon *geofence_mhd_start(
     int listen_socket, MHD_AccessHandlerCallback handler, void *handler_context,

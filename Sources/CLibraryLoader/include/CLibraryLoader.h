@@ -3,6 +3,7 @@
 #ifndef GEOFENCE_CLIBRARYLOADER_H
 #define GEOFENCE_CLIBRARYLOADER_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 /// Opens the first of `names` the dynamic loader finds, resolving all its symbols now, and finds
@@ -12,5 +13,19 @@
 int geofence_load_library(
     const char *const *names, size_t name_count, const char *package, const char *const *functions,
     void **const *slots, size_t function_count, char *problem, size_t problem_size);
+
+/// A library opened on first use: whether its loading ran, whether it succeeded, and why not.
+/// Define one per library as `static struct geofence_lazy_library library =
+/// GEOFENCE_LAZY_LIBRARY_INIT;`.
+struct geofence_lazy_library {
+    pthread_once_t once;
+    int ready;
+    char problem[512];
+};
+#define GEOFENCE_LAZY_LIBRARY_INIT {PTHREAD_ONCE_INIT, 0, {0}}
+
+/// Runs `load` for `library` once per process (later calls, from any thread, wait for the first
+/// and get its answer): NULL when `load` set `ready`, else `problem`, which it filled.
+const char *geofence_lazy_library_problem(struct geofence_lazy_library *library, void (*load)(void));
 
 #endif

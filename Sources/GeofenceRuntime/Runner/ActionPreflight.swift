@@ -31,9 +31,8 @@ public enum ActionPreflight {
 
     /// The warnings for every hook and `log:` action of `rules`, resolved the way the run resolves
     /// them: programs against the rules file's directory and the hook's `PATH`, log paths against
-    /// the rules file's directory.
-    /// And each `post:` action, and each reminder through a `post:` channel, when libcurl (loaded
-    /// on first use) cannot be.
+    /// the rules file's directory; and for every `post:` action, and reminder through a `post:`
+    /// channel, when libcurl (loaded on first use) cannot be loaded.
     public static func warnings(
         for rules: RulesFile, logDirectory: String? = nil,
         environment: [String: String] = HookRunner.inheritedEnvironment()
