@@ -64,6 +64,9 @@ let package = Package(
         // dlopen and dlsym for the three above.
         .target(name: "CLibraryLoader"),
 
+        // glibc's malloc thresholds, set once by the `geofence` command (see CAllocator.c).
+        .target(name: "CAllocator"),
+
         // The processor's prefetch hint, which Swift cannot name: one inline function in a header.
         .target(name: "CPrefetch"),
 
@@ -99,7 +102,7 @@ let package = Package(
             name: "geofence",
             dependencies: [
                 "Geofence", "GeofenceInput", "GeofenceRules", "GeofenceRuntime", "GeofenceReport",
-                "GeofenceSimulation",
+                "GeofenceSimulation", "CAllocator",
             ]),
 
         // Micro-benchmarks, printed by `make bench`; never timed inside `swift test`.
@@ -126,7 +129,9 @@ let package = Package(
         .testTarget(name: "GeofenceRulesTests", dependencies: ["GeofenceRules", "GeofenceSimulation"]),
         .testTarget(
             name: "GeofenceRuntimeTests",
-            dependencies: ["GeofenceRuntime", "GeofenceSimulation", "TestSupport", "CLibraryLoader"]),
+            dependencies: [
+                "GeofenceRuntime", "GeofenceSimulation", "TestSupport", "CLibraryLoader", "CAllocator",
+            ]),
         // Renders reports in headless Chromium (Debian's `chromium`, installed by `make setup`).
         .testTarget(
             name: "GeofenceReportTests", dependencies: ["GeofenceReport", "GeofenceSimulation", "CZlib"]),
