@@ -113,6 +113,51 @@ struct HistoryBatchingTests {
         #expect(entries.count == 50)
     }
 
+    /// While the thread has not begun them, the loop decodes batches of JSON object lines itself
+    /// with a copy of the decoder, and leaves it any other batch (a non-ASCII line, a line too
+    /// long, a line that is not an object): the records and failures are those of one decoder, in
+    /// line order, and the thread hands its decoder back as usual.
+    @Test func theLoopDecodesBatchesOfJSONLinesItselfRatherThanWait() {
+        var lines: [InputLine] = []
+        for number in 1...80 {
+            let text: String? =
+                switch number {
+                case 5: #"{"latitude": "north"}"#
+                case 45: nil
+                case 57: #"{"timestamp":1772521257000,"latitude":51.5,"longitude":-0.12,"label":"café"}"#
+                case 66: "[1, 2]"
+                default:
+                    #"{"timestamp":\#(1_772_521_200_000 + number * 1000),"latitude":51.5,"longitude":-0.12,"deviceId":"d\#(number % 3)"}"#
+                }
+            lines.append(
+                InputLine(text: text ?? "", number: Int64(number), endOffset: 0, isTooLong: text == nil))
+        }
+        var direct = StreamDecoder(source: "fixes.ndjson")
+        let expected = describe(DecodedLines.decode(LineBlock(lines), with: &direct, crashText: nil))
+        // The first batch is read before the thread starts, as the loop does, so that the format
+        // is known; then eight of ten lines each, the batches from the fifth on for the thread.
+        var decoder = StreamDecoder(source: "fixes.ndjson")
+        var entries = describe(
+            DecodedLines.decode(LineBlock(Array(lines[..<10])), with: &decoder, crashText: nil))
+        let batches = stride(from: 10, to: 80, by: 10).map { LineBlock(Array(lines[$0..<$0 + 10])) }
+        let thread = LineDecodingThread(paused: true)
+        defer { thread.stop() }
+        thread.start(batches, decoder: decoder, crashText: nil)
+        for _ in 0..<3 { entries += describe(thread.next()) }
+        #expect(thread.decodedByLoop == 3, "the thread, paused, began none of the first three")
+        // The fourth holds line 45, too long: only the thread may read it.
+        thread.resume()
+        for _ in 3..<batches.count { entries += describe(thread.next()) }
+        decoder = thread.finish()
+        #expect(entries == expected)
+        #expect(entries.count == 80)
+        #expect(entries[44] == "too long 45")
+        #expect(entries[4].hasPrefix("error "))
+        #expect(entries[56].contains("café"))
+        #expect(entries[65].hasPrefix("error "))
+        #expect(decoder.decidedFormat == direct.decidedFormat)
+    }
+
     /// A block of lines gives back the texts and the follower's lines it was made of, bad UTF-8
     /// made valid as a `String` of it is.
     @Test func aLineBlockGivesBackItsLines() {

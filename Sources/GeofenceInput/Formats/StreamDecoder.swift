@@ -88,6 +88,19 @@ public struct StreamDecoder: Sendable {
         readsIndependentJSONLines ? lineDecoder : nil
     }
 
+    /// A decoder for another thread that reads a JSON object line (see ``isJSONObjectLine(_:)``)
+    /// as this one would, when ``independentJSONLineDecoder`` is there; `nil` otherwise.
+    package var copyForJSONLines: StreamDecoder? {
+        guard readsIndependentJSONLines else { return nil }
+        return StreamDecoder(lines: lineDecoder.copyForThread())
+    }
+
+    /// Whether a line is one that ``copyForJSONLines`` reads as its original: all ASCII, and a
+    /// JSON object once trimmed (the lines `replay` decodes on several threads).
+    package static func isJSONObjectLine(_ bytes: UnsafeBufferPointer<UInt8>, isASCII: Bool) -> Bool {
+        isASCII && ParallelLines.isJSONObject(bytes)
+    }
+
     /// Whether ``independentJSONLineDecoder`` is there (asked per line: it copies nothing).
     package var readsIndependentJSONLines: Bool {
         guard readsLines else { return false }

@@ -106,6 +106,12 @@ struct DecodedLines {
 /// it. Everything is handed over under one condition lock, which orders the two threads' use of
 /// the decoder and the lines.
 ///
+/// When the loop would wait in ``next()`` (decoding is the longer half of `run --history` on two
+/// cores: the loop waited for a third of the run), it decodes the next batch the thread has not
+/// begun itself, if that batch is JSON object lines of an input whose JSON lines are read each on
+/// its own (NDJSON, OwnTracks): with a copy of the decoder, as `replay`'s decoding threads do, so
+/// the records are the same. Any other batch is left to the thread and its decoder.
+///
 /// The loop hands each batch back once the pipeline has taken it (``recycle(_:)``), and the thread
 /// destroys it: its records were allocated here, and freeing them on the loop's thread cost that
 /// thread the C library's frees of memory from another thread's arena, under a lock the two then
@@ -118,28 +124,61 @@ final class LineDecodingThread: @unchecked Sendable {
     static let maxAheadLines = 8_192
 
     private let condition = NSCondition()
-    /// The batches still to decode, in order, and the next one's index.
+    /// The batches of the run, in order; a batch's lines are dropped once it is begun.
     private var jobs: [LineBlock] = []
+    /// The first batch not begun yet (by the thread or the loop).
     private var nextJob = 0
+    /// The batch ``next()`` returns next.
+    private var nextTaken = 0
+    /// Whether a run of batches was started and not yet finished.
+    private var running = false
     /// The decoder, while the thread is not decoding with it.
     private var decoder: StreamDecoder?
+    /// What the loop decodes a batch with when it would wait (see the type's note): a copy made
+    /// from the run's decoder at its start, `nil` when its lines cannot be read apart.
+    private var loopDecoder: StreamDecoder?
+    /// The batch the loop last found it could not decode apart, not to be looked at again.
+    private var refusedJob: Int?
     private var crashText: String?
-    /// Batches decoded and not yet taken, in order, and the lines they hold.
-    private var done: [DecodedLines] = []
+    /// Batches decoded and not yet taken, by their index in ``jobs``, and the lines they hold.
+    private var done: [Int: DecodedLines] = [:]
     private var doneLines = 0
     /// Batches the loop is done with, to destroy on this thread.
     private var recycled: [DecodedLines] = []
     private var started = false
     private var stopped = false
+    /// While set, the thread begins no batch (for tests: the loop then decodes what it can).
+    private var paused: Bool
+    /// How many batches the loop decoded itself (for tests).
+    private(set) var decodedByLoop = 0
+
+    /// A thread that begins batches as soon as it has them, unless `paused` (for tests: see
+    /// ``resume()``).
+    init(paused: Bool = false) {
+        self.paused = paused
+    }
+
+    /// Lets a thread made paused begin batches.
+    func resume() {
+        condition.lock()
+        paused = false
+        condition.broadcast()
+        condition.unlock()
+    }
 
     /// Starts decoding `batches`, in order, with `decoder`, which the thread holds until ``finish()``.
     func start(_ batches: [LineBlock], decoder: StreamDecoder, crashText: String?) {
         condition.lock()
         defer { condition.unlock() }
-        precondition(jobs.isEmpty && self.decoder == nil && done.isEmpty, "one run of batches at a time")
+        precondition(!running && self.decoder == nil && done.isEmpty, "one run of batches at a time")
         jobs = batches
         nextJob = 0
+        nextTaken = 0
+        running = true
         self.decoder = decoder
+        // A line that must crash the engine (the end-to-end tests' stand-in) is left to the thread.
+        loopDecoder = crashText == nil ? decoder.copyForJSONLines : nil
+        refusedJob = nil
         self.crashText = crashText
         if !started {
             started = true
@@ -154,20 +193,55 @@ final class LineDecodingThread: @unchecked Sendable {
     func extend(_ batches: [LineBlock]) {
         condition.lock()
         defer { condition.unlock() }
-        precondition(decoder != nil || nextJob < jobs.count, "a run of batches is being decoded")
+        precondition(running, "a run of batches is being decoded")
         jobs += batches
         condition.broadcast()
     }
 
-    /// Waits for the next batch given to ``start(_:decoder:crashText:)`` and returns it decoded.
+    /// Waits for the next batch given to ``start(_:decoder:crashText:)`` and returns it decoded,
+    /// decoding a later one meanwhile if it can (see the type's note).
     func next() -> DecodedLines {
         condition.lock()
         defer { condition.unlock() }
-        while done.isEmpty { condition.wait() }
+        while true {
+            if let first = done.removeValue(forKey: nextTaken) {
+                nextTaken += 1
+                doneLines -= first.entries.count
+                condition.broadcast()
+                return first
+            }
+            if !decodeNextHere() { condition.wait() }
+        }
+    }
+
+    /// Decodes the next batch not begun on the calling thread (the lock held, and released while
+    /// decoding) when the loop's decoder reads its lines as the thread's would; whether it did.
+    private func decodeNextHere() -> Bool {
+        guard var copy = loopDecoder, nextJob < jobs.count, refusedJob != nextJob,
+            doneLines < Self.maxAheadLines
+        else { return false }
+        let index = nextJob
+        let lines = jobs[index]
+        var apart = true
+        lines.forEachLine { bytes, _, isASCII in
+            if apart, bytes.map({ StreamDecoder.isJSONObjectLine($0, isASCII: isASCII) }) != true {
+                apart = false
+            }
+        }
+        guard apart else {
+            refusedJob = index
+            return false
+        }
+        jobs[index] = LineBlock()
+        nextJob += 1
+        condition.unlock()
+        let decoded = DecodedLines.decode(lines, with: &copy, crashText: nil)
+        condition.lock()
+        doneLines += decoded.entries.count
+        done[index] = decoded
+        decodedByLoop += 1
         condition.broadcast()
-        let first = done.removeFirst()
-        doneLines -= first.entries.count
-        return first
+        return true
     }
 
     /// Waits until every batch is decoded and returns the decoder; each batch must have been
@@ -176,11 +250,15 @@ final class LineDecodingThread: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while nextJob < jobs.count || decoder == nil { condition.wait() }
-        precondition(done.isEmpty, "every decoded batch is taken before the decoder")
+        precondition(
+            done.isEmpty && nextTaken == jobs.count, "every decoded batch is taken before the decoder")
         guard let finished = decoder else { preconditionFailure("waited for the decoder") }
         decoder = nil
+        loopDecoder = nil
         jobs = []
         nextJob = 0
+        nextTaken = 0
+        running = false
         return finished
     }
 
@@ -204,7 +282,9 @@ final class LineDecodingThread: @unchecked Sendable {
     private func work() {
         condition.lock()
         while true {
-            while nextJob >= jobs.count || doneLines >= Self.maxAheadLines, recycled.isEmpty, !stopped {
+            while nextJob >= jobs.count || doneLines >= Self.maxAheadLines || paused, recycled.isEmpty,
+                !stopped
+            {
                 condition.wait()
             }
             if !recycled.isEmpty {
@@ -216,19 +296,20 @@ final class LineDecodingThread: @unchecked Sendable {
                 condition.lock()
                 continue
             }
-            guard nextJob < jobs.count, var taken = decoder else { break }
+            guard nextJob < jobs.count, !paused, var taken = decoder else { break }
             // The thread keeps the lines only while it decodes them.
-            let lines = jobs[nextJob]
-            jobs[nextJob] = LineBlock()
+            let index = nextJob
+            let lines = jobs[index]
+            jobs[index] = LineBlock()
+            nextJob += 1
             let crashText = crashText
             decoder = nil
             condition.unlock()
             let decoded = DecodedLines.decode(lines, with: &taken, crashText: crashText)
             condition.lock()
-            nextJob += 1
             decoder = taken
             doneLines += decoded.entries.count
-            done.append(decoded)
+            done[index] = decoded
             condition.broadcast()
         }
         condition.unlock()
