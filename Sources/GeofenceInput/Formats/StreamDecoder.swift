@@ -88,7 +88,7 @@ public struct StreamDecoder: Sendable {
         readsIndependentJSONLines ? lineDecoder : nil
     }
 
-    /// A decoder for another thread that reads a JSON object line (see ``isJSONObjectLine(_:)``)
+    /// A decoder for another thread that reads a JSON object line (see ``isJSONObjectLine(_:isASCII:)``)
     /// as this one would, when ``independentJSONLineDecoder`` is there; `nil` otherwise.
     package var copyForJSONLines: StreamDecoder? {
         guard readsIndependentJSONLines else { return nil }
