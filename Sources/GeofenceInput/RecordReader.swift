@@ -320,7 +320,7 @@ public struct RecordReader: Sendable {
             if decodesInParallel {
                 // A JSON line of an input already known to be such lines waits to be decoded with
                 // others on several threads; any other line is read here, after those waiting.
-                if let bytes = line.bytes, line.isASCII, ParallelLines.isJSONObject(bytes),
+                if let bytes = line.bytes, StreamDecoder.isJSONObjectLine(bytes, isASCII: line.isASCII),
                     decoder.readsIndependentJSONLines
                 {
                     if !parallelHasDecoder {

@@ -95,8 +95,9 @@ public struct StreamDecoder: Sendable {
         return StreamDecoder(lines: lineDecoder.copyForThread())
     }
 
-    /// Whether a line is one that ``copyForJSONLines`` reads as its original: all ASCII, and a
-    /// JSON object once trimmed (the lines `replay` decodes on several threads).
+    /// Whether a line is one that ``copyForJSONLines`` (and ``independentJSONLineDecoder``) reads
+    /// as this decoder would: all ASCII, and a JSON object once trimmed. `replay`'s decoding
+    /// threads and `run`'s loop decode only such lines apart.
     package static func isJSONObjectLine(_ bytes: UnsafeBufferPointer<UInt8>, isASCII: Bool) -> Bool {
         isASCII && ParallelLines.isJSONObject(bytes)
     }

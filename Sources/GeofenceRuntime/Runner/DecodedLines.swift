@@ -224,9 +224,8 @@ final class LineDecodingThread: @unchecked Sendable {
         let lines = jobs[index]
         var apart = true
         lines.forEachLine { bytes, _, isASCII in
-            if apart, bytes.map({ StreamDecoder.isJSONObjectLine($0, isASCII: isASCII) }) != true {
-                apart = false
-            }
+            // A line too long (no bytes) leaves the batch to the thread too.
+            if apart { apart = bytes.map { StreamDecoder.isJSONObjectLine($0, isASCII: isASCII) } ?? false }
         }
         guard apart else {
             refusedJob = index
