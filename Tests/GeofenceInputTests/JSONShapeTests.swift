@@ -112,6 +112,72 @@ import Testing
     /// values, an error of any kind, another layout), one decoder in turn gives what a fresh one
     /// gives. The format is NDJSON: told apart per line, a damaged line may read as a CSV header,
     /// which rightly changes how the rows after it are read.
+    /// The bytes between the values are compared a word at a time, the last word overlapping the
+    /// one before it (`JSONShape.matches`): a line that differs from the layout in any one of those
+    /// bytes, whichever its place in a word, is not read through the layout. Each such line
+    /// follows a line of the layout, so that the layout is learnt when it comes.
+    @Test func aLineDifferingInAnyOneByteBetweenTheValuesIsNotReadThroughTheLayout() {
+        // Literals of 1 (`}`), 5 (`,"x":`), 12, 13 and 22 bytes.
+        let good =
+            #"{"timestamp":1772521200000,"x":1,"latitude":51.5,"longitude":-0.12,"horizontalAccuracy":8.0}"#
+        let bytes = Array(good.utf8)
+        var valueBytes = Set<Int>()
+        for value in ["1772521200000", ":1,", "51.5", "-0.12", "8.0"] {
+            guard let range = good.range(of: value) else { continue }
+            let start = good.utf8.distance(from: good.startIndex, to: range.lowerBound)
+            let length = value.utf8.count
+            let skip = value == ":1," ? 1..<2 : 0..<length
+            for offset in skip { valueBytes.insert(start + offset) }
+        }
+        var lines = [good]
+        for index in bytes.indices where !valueBytes.contains(index) {
+            for replacement in [UInt8(ascii: "q"), UInt8(ascii: " ")] where bytes[index] != replacement {
+                var changed = bytes
+                changed[index] = replacement
+                lines.append(String(decoding: changed, as: UTF8.self))
+                lines.append(good)
+            }
+        }
+        // Every byte between the values, twice (the layout has neither a `q` nor a blank).
+        #expect(valueBytes.count == 26)
+        #expect(lines.count == 1 + 4 * (bytes.count - valueBytes.count))
+        let (inTurn, alone) = inTurnAndAlone(lines, format: .ndjson)
+        var differing = 0
+        for index in lines.indices where inTurn[index] != alone[index] {
+            differing += 1
+            if differing <= 5 { Issue.record("line \(index + 1) differs: \(lines[index])") }
+        }
+        #expect(differing == 0)
+    }
+
+    /// A number in a value's place is read by the layout's own path; what is not quite a number
+    /// there is refused, or read, exactly as a full scan refuses or reads it.
+    @Test func numbersAndNearNumbersInTheLayoutAreWhatTheyAreAlone() {
+        let values = [
+            "-", "-x", "--1", "-0", "-0.0", "0", "00", "01", "-01", "0.", "1.", ".5", "1.e5", "1e", "1e+",
+            "1e-",
+            "1E5", "1e400", "-1e400", "1e-400", "0.000000000000000000000000000001",
+            "123456789012345678901234567890",
+            "9007199254740993", "51.500000000000000000001", "0x10", "1_0", "+1", "Infinity", "NaN", "1 ",
+            "1}",
+        ]
+        var lines: [String] = []
+        for value in values {
+            let good =
+                #"{"timestamp":1772521200000,"latitude":51.5,"longitude":-0.12,"horizontalAccuracy":8.0}"#
+            lines.append(good)
+            lines.append(
+                #"{"timestamp":1772521200000,"latitude":51.5,"longitude":-0.12,"horizontalAccuracy":\#(value)}"#
+            )
+            lines.append(good)
+            lines.append(
+                #"{"timestamp":1772521200000,"latitude":\#(value),"longitude":-0.12,"horizontalAccuracy":8.0}"#
+            )
+        }
+        expectSame(lines, format: .ndjson)
+        expectSame(lines)
+    }
+
     @Test func randomlyDamagedLinesGiveWhatTheyGiveAlone() {
         var generator = SplitMix(seed: 0x5EED)
         let template = Array(

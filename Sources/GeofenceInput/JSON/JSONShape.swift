@@ -80,12 +80,38 @@ struct JSONShape {
     }
 
     /// Whether `bytes[at..<at + count]` is `literal[0..<count]`, inside `end`.
+    ///
+    /// Compared here eight bytes at a time, the last eight overlapping those before them when
+    /// `count` is not a multiple of eight, and nothing read outside either span: the literals
+    /// between a fix's values are a dozen to a score of bytes (`,"latitude":`), for which a call
+    /// to `memcmp` cost more than the comparing (3% of a replay's time, `perf`).
     @inline(__always)
     static func matches(
         _ bytes: UnsafeBufferPointer<UInt8>, at position: Int, end: Int,
         _ literal: UnsafePointer<UInt8>, count: Int
     ) -> Bool {
         guard end - position >= count, let base = bytes.baseAddress else { return false }
-        return memcmp(base + position, literal, count) == 0
+        let line = UnsafeRawPointer(base + position)
+        let text = UnsafeRawPointer(literal)
+        guard count >= 8 else {
+            for offset in 0..<count
+            where line.load(fromByteOffset: offset, as: UInt8.self)
+                != text.load(fromByteOffset: offset, as: UInt8.self)
+            {
+                return false
+            }
+            return true
+        }
+        var offset = 0
+        while offset + 8 < count {
+            if line.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                != text.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            {
+                return false
+            }
+            offset += 8
+        }
+        return line.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            == text.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
     }
 }
