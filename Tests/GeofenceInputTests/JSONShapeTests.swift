@@ -31,6 +31,22 @@ import Testing
         }
     }
 
+    /// ``expectSame(_:format:)`` for many lines: the first five that differ are named, and the
+    /// results of the lines decoded alone are returned.
+    @discardableResult
+    private func expectNoneDiffer(_ lines: [String], format: InputFormat) -> [Result<
+        InputRecord?, RecordError
+    >] {
+        let (inTurn, alone) = inTurnAndAlone(lines, format: format)
+        var differing = 0
+        for index in lines.indices where inTurn[index] != alone[index] {
+            differing += 1
+            if differing <= 5 { Issue.record("line \(index + 1) differs: \(lines[index])") }
+        }
+        #expect(differing == 0)
+        return alone
+    }
+
     @Test func linesOfOneLayoutGiveTheirOwnValues() throws {
         let lines = (0..<50).map { index in
             #"{"timestamp":\#(1_772_521_200_000 + index * 1000),"latitude":51.5\#(index),"longitude":-0.12\#(index),"horizontalAccuracy":\#(index % 9 + 1).0}"#
@@ -141,13 +157,7 @@ import Testing
         // Every byte between the values, twice (the layout has neither a `q` nor a blank).
         #expect(valueBytes.count == 26)
         #expect(lines.count == 1 + 4 * (bytes.count - valueBytes.count))
-        let (inTurn, alone) = inTurnAndAlone(lines, format: .ndjson)
-        var differing = 0
-        for index in lines.indices where inTurn[index] != alone[index] {
-            differing += 1
-            if differing <= 5 { Issue.record("line \(index + 1) differs: \(lines[index])") }
-        }
-        #expect(differing == 0)
+        expectNoneDiffer(lines, format: .ndjson)
     }
 
     /// A number in a value's place is read by the layout's own path; what is not quite a number
@@ -201,13 +211,7 @@ import Testing
             }
             lines.append(String(decoding: bytes, as: UTF8.self))
         }
-        let (inTurn, alone) = inTurnAndAlone(lines, format: .ndjson)
-        var differing = 0
-        for index in lines.indices where inTurn[index] != alone[index] {
-            differing += 1
-            if differing <= 5 { Issue.record("line \(index + 1) differs: \(lines[index])") }
-        }
-        #expect(differing == 0)
+        let alone = expectNoneDiffer(lines, format: .ndjson)
         // The damage made both kinds: lines that still read and lines that do not.
         let failures = alone.filter { if case .failure = $0 { true } else { false } }.count
         #expect(failures > 300)
