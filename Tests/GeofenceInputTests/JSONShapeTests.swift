@@ -124,10 +124,6 @@ import Testing
             ], format: .auto)
     }
 
-    /// Lines of one layout with bytes changed at random: whatever each becomes (a fix with other
-    /// values, an error of any kind, another layout), one decoder in turn gives what a fresh one
-    /// gives. The format is NDJSON: told apart per line, a damaged line may read as a CSV header,
-    /// which rightly changes how the rows after it are read.
     /// The bytes between the values are compared a word at a time, the last word overlapping the
     /// one before it (`JSONShape.matches`): a line that differs from the layout in any one of those
     /// bytes, whichever its place in a word, is not read through the layout. Each such line
@@ -167,14 +163,12 @@ import Testing
             "-", "-x", "--1", "-0", "-0.0", "0", "00", "01", "-01", "0.", "1.", ".5", "1.e5", "1e", "1e+",
             "1e-",
             "1E5", "1e400", "-1e400", "1e-400", "0.000000000000000000000000000001",
-            "123456789012345678901234567890",
-            "9007199254740993", "51.500000000000000000001", "0x10", "1_0", "+1", "Infinity", "NaN", "1 ",
-            "1}",
+            "123456789012345678901234567890", "9007199254740993", "51.500000000000000000001", "0x10", "1_0",
+            "+1", "Infinity", "NaN", "1 ", "1}",
         ]
+        let good = #"{"timestamp":1772521200000,"latitude":51.5,"longitude":-0.12,"horizontalAccuracy":8.0}"#
         var lines: [String] = []
         for value in values {
-            let good =
-                #"{"timestamp":1772521200000,"latitude":51.5,"longitude":-0.12,"horizontalAccuracy":8.0}"#
             lines.append(good)
             lines.append(
                 #"{"timestamp":1772521200000,"latitude":51.5,"longitude":-0.12,"horizontalAccuracy":\#(value)}"#
@@ -188,6 +182,10 @@ import Testing
         expectSame(lines)
     }
 
+    /// Lines of one layout with bytes changed at random: whatever each becomes (a fix with other
+    /// values, an error of any kind, another layout), one decoder in turn gives what a fresh one
+    /// gives. The format is NDJSON: told apart per line, a damaged line may read as a CSV header,
+    /// which rightly changes how the rows after it are read.
     @Test func randomlyDamagedLinesGiveWhatTheyGiveAlone() {
         var generator = SplitMix(seed: 0x5EED)
         let template = Array(
